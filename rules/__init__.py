@@ -1,0 +1,1 @@
+"""Rule packs (TOML data), installed as `sanitizer.packs`; no code lives here."""

@@ -1,0 +1,13 @@
+"""sanitizer: rule-based, copy-safe cleaning of LLM-agent conversations before summarization."""
+
+from __future__ import annotations
+
+from .api import Result, Sanitizer, read_conversations, sanitize
+from .config import ConfigError
+from .formats import FormatError
+from .loader import InputError
+
+__version__ = "0.1.0"
+
+__all__ = ["ConfigError", "FormatError", "InputError", "Result", "Sanitizer", "__version__",
+           "read_conversations", "sanitize"]

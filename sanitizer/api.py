@@ -1,0 +1,130 @@
+"""The library API: `sanitize(obj)` for one call, `Sanitizer` for repeated use."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+from . import formats, loader, transcript
+from .config import Config, load
+from .engine import Cut, Engine, RuleStats
+from .formats.base import Adapter
+from .model import Document, View
+from .report import Report
+from .tokens import DEFAULT_ENCODING, TokenCounter
+
+
+class Result:
+    """A sanitized copy in the input's format, plus renderings and the report."""
+
+    def __init__(self, doc: Document, adapter: Adapter, views: list[View], report: Report) -> None:
+        self.doc = doc
+        self.adapter = adapter
+        self.views = views
+        self.report = report
+
+    @property
+    def output(self) -> Any:
+        """The sanitized copy, shaped like the input (a list, or one object). Yours to mutate."""
+        return loader.to_object(self.doc)
+
+    def dumps(self) -> str:
+        """The sanitized copy as text in the input's layout (JSONL stays JSONL, JSON stays JSON)."""
+        return loader.to_text(self.doc)
+
+    def text(self, *, skip_injected: bool = False) -> str:
+        """The summarizer transcript (`[USER]: …`, `[ASSISTANT]: …`, `[TOOL RESULT …]: …`)."""
+        return "\n".join(transcript.to_text(v, skip_injected=skip_injected) for v in self.views)
+
+    def to_messages(self, *, skip_injected: bool = False) -> list[dict[str, Any]]:
+        """Normalized OpenAI chat messages of the (single) conversation; see `conversations()`."""
+        if len(self.views) != 1:
+            raise ValueError(f"{self.doc.source} holds {len(self.views)} conversations; use conversations()")
+        return transcript.to_messages(self.views[0], skip_injected=skip_injected)
+
+    def conversations(self, *, skip_injected: bool = False) -> list[list[dict[str, Any]]]:
+        """Normalized OpenAI chat messages, one list per conversation."""
+        return [transcript.to_messages(v, skip_injected=skip_injected) for v in self.views]
+
+
+class Sanitizer:
+    """A reusable, stateless sanitizer: loads the rule pack, actions and encoding once."""
+
+    def __init__(self, preset: str = "default", *, config: dict[str, Any] | None = None,
+                 config_source: str = "<config>", enable: Iterable[str] = (), disable: Iterable[str] = (),
+                 keep_recent: int | None = None, encoding: str = DEFAULT_ENCODING,
+                 count_tokens: bool = True, format: str | None = None, threads: int = 2) -> None:
+        self.preset = preset
+        self.config: Config = load(preset, config, config_source, tuple(enable), tuple(disable), keep_recent)
+        self.counter = TokenCounter(encoding, threads=threads)
+        self.engine = Engine(self.config, self.counter)
+        self.count_tokens = count_tokens
+        self.format = format
+
+    def adapter_for(self, doc: Document) -> Adapter:
+        return formats.by_name(self.format) if self.format else formats.detect(doc)
+
+    def sanitize(self, obj: Any, source: str = "<memory>") -> Result:
+        """Sanitize an in-memory conversation (never mutated; the result shares nothing with it)."""
+        return self.run(loader.from_object(obj, source))
+
+    def sanitize_text(self, text: str, source: str = "<input>") -> Result:
+        return self.run(loader.from_text(text, source))
+
+    def sanitize_file(self, path: str | Path) -> Result:
+        path = Path(path)
+        text = path.read_text(encoding="utf-8", errors="surrogateescape")
+        return self.sanitize_text(text, str(path))
+
+    def run(self, doc: Document) -> Result:
+        started = time.perf_counter()
+        adapter = self.adapter_for(doc)
+        views = list(adapter.views(doc))
+        report = Report(source=doc.source, format=adapter.name, preset=self.config.name,
+                        encoding=self.counter.encoding_name if self.count_tokens else None)
+        stats: dict[str, RuleStats] = {}
+        cuts: list[Cut] = []
+        for view in views:
+            if self.config.active:
+                self.engine.run(view, stats, cuts)
+                adapter.write(view)
+        self._fill_report(report, views, stats, cuts)
+        report.problems = list(doc.problems)
+        report.seconds = time.perf_counter() - started
+        return Result(doc, adapter, views, report)
+
+    def _fill_report(self, report: Report, views: list[View], stats: dict[str, RuleStats], cuts: list[Cut]) -> None:
+        report.conversations = len(views)
+        report.messages = sum(len(v.messages) for v in views)
+        parts = [p for v in views for p in v.parts if p.kind not in ("image", "other") or p.replaced]
+        originals = [p.original if p.original is not None else p.text for p in parts]
+        report.chars_before = sum(map(len, originals))
+        report.chars_after = sum(len(p.text) for p in parts if not p.dropped)
+        report.rules = stats
+        report.cuts = cuts
+        if not self.count_tokens:
+            return
+        count = self.counter.count_many
+        report.tokens_before = sum(count(originals))
+        changed = [(o, p) for o, p in zip(originals, parts, strict=True) if p.changed]
+        report.tokens_after = (report.tokens_before - sum(count([o for o, _ in changed]))
+                               + sum(count([p.text for _, p in changed if not p.dropped])))
+        for st in stats.values():
+            olds = count([o for o, _ in st.pairs])
+            news = count([n for _, n in st.pairs])
+            st.tokens_saved = sum(olds) - sum(news)
+            st.pairs.clear()
+
+
+def sanitize(obj: Any, preset: str = "default", **options: Any) -> Result:
+    """One call for the common case: `sanitize(messages).output` is the smaller copy."""
+    return Sanitizer(preset, **options).sanitize(obj)
+
+
+def read_conversations(obj: Any, format: str | None = None) -> list[View]:
+    """Views of an input without any rule applied (for the fallback summary and the validator)."""
+    doc = loader.from_object(obj) if not isinstance(obj, Document) else obj
+    adapter = formats.by_name(format) if format else formats.detect(doc)
+    return list(adapter.views(doc))

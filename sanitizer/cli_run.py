@@ -1,0 +1,234 @@
+"""The work behind `sanitize FILE…`: read, process, write atomically, report on stderr."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import tempfile
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import click
+
+from .loader import InputError
+from .report import Report, render_table
+
+if TYPE_CHECKING:
+    from .api import Sanitizer
+    from .cli import RunOptions
+
+PROGRESS_MIN_BYTES = 8 * 1024 * 1024
+
+
+@dataclass
+class Outcome:
+    """What processing one input produced (picklable, returned from worker processes)."""
+
+    source: str
+    output: bytes | None
+    report: Report
+    findings: list[str] = field(default_factory=list)  # --check / pair findings, as `file:line: what`
+
+
+_worker: Sanitizer | None = None
+
+
+def _sanitizer(opts: RunOptions) -> Sanitizer:
+    from .api import Sanitizer
+
+    if opts.mode in ("check", "summary"):  # read-only modes: no rule runs
+        return Sanitizer("none", encoding=opts.encoding, count_tokens=False, format=opts.format)
+    return Sanitizer(opts.preset, config=opts.user_config, config_source=opts.user_source, enable=opts.enable,
+                     disable=opts.disable, keep_recent=opts.keep_recent, encoding=opts.encoding,
+                     count_tokens=opts.count_tokens, format=opts.format)
+
+
+def _init_worker(opts: RunOptions) -> None:
+    global _worker
+    _worker = _sanitizer(opts)
+
+
+def _work(source: str, opts: RunOptions) -> Outcome:
+    assert _worker is not None
+    return process(_worker, source, read_input(source, opts), opts)
+
+
+def read_input(source: str, opts: RunOptions) -> str | Any:
+    """The text of a file (or stdin), or the messages of a Hermes state.db session."""
+    if source == "-":
+        return sys.stdin.buffer.read().decode("utf-8", errors="surrogateescape")
+    path = Path(source)
+    try:
+        with path.open("rb") as fh:
+            head = fh.read(16)
+            if head.startswith(b"SQLite format 3"):
+                from .formats.hermes import read_state_db
+
+                return read_state_db(path, opts.session)
+            data = head + fh.read()
+    except OSError as exc:
+        raise InputError(f"{source}: cannot read: {exc.strerror}") from exc
+    return data.decode("utf-8", errors="surrogateescape")
+
+
+def encode(text: str) -> bytes:
+    return text.encode("utf-8", errors="surrogateescape")
+
+
+def process(san: Sanitizer, source: str, content: str | Any, opts: RunOptions) -> Outcome:
+    """Run one input through the mode the options ask for."""
+    from . import loader
+    from .validate import validate_views
+
+    doc = loader.from_text(content, source) if isinstance(content, str) else loader.from_object(content, source)
+    if opts.mode == "check":
+        adapter = san.adapter_for(doc)
+        views = list(adapter.views(doc))
+        report = Report(source=source, format=adapter.name, preset="none", conversations=len(views),
+                        messages=sum(len(v.messages) for v in views), problems=list(doc.problems))
+        findings = [str(f) for f in validate_views(views)]
+        report.extra["check"] = findings
+        return Outcome(source, None, report, findings)
+    if opts.mode == "summary":
+        from .summary import fallback_summary
+
+        summary = fallback_summary(doc, format=opts.format)
+        report = Report(source=source, format=summary.format, preset="summary", problems=list(doc.problems))
+        report.extra["summary"] = summary.to_dict()
+        return Outcome(source, encode(summary.text if summary.text.endswith("\n") else summary.text + "\n"), report)
+    if opts.budget is not None:
+        from .fit import fit_document
+
+        result = fit_document(san, doc, opts.budget, repair=opts.repair_pairs)
+    else:
+        result = san.run(doc)
+        if opts.repair_pairs != "report":
+            from .fit import repair_result
+
+            repair_result(result, opts.repair_pairs)
+    if opts.to == "text":
+        text = result.text()
+    elif opts.to == "messages":
+        convs = result.conversations()
+        text = (json.dumps(convs[0], ensure_ascii=False, indent=2) + "\n" if len(convs) == 1 else
+                "".join(json.dumps(c, ensure_ascii=False) + "\n" for c in convs))
+    else:
+        text = result.dumps()
+    return Outcome(source, encode(text), result.report)
+
+
+def write_atomic(target: Path, data: bytes) -> None:
+    """Write via a temporary file in the same folder and rename: readers never see half a file."""
+    target.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+        os.replace(tmp, target)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def _targets(files: tuple[str, ...], output: Path | None, opts: RunOptions) -> list[Path | None]:
+    if output is None:
+        return [None] * len(files)
+    if len(files) > 1 or output.is_dir():
+        suffix = {"text": ".txt", "messages": ".json"}.get(opts.to)
+        names = [Path("stdin.jsonl" if f == "-" else f).name for f in files]
+        if len(set(names)) != len(names):
+            raise click.UsageError("two inputs share a file name; give them one at a time with -o")
+        return [output / (Path(n).with_suffix(suffix).name if suffix else n) for n in names]
+    return [output]
+
+
+def run(files: tuple[str, ...], output: Path | None, opts: RunOptions, *, jobs: int, strict: bool, quiet: bool,
+        report_kind: str | None, report_file: Path | None, terminal: bool) -> int:
+    targets = _targets(files, output, opts)
+    for src, target in zip(files, targets, strict=True):
+        if target is not None and src != "-" and Path(src).resolve() == target.resolve():
+            raise click.UsageError(f"{target}: refusing to overwrite the input; choose another -o")
+    san = _sanitizer(opts) if jobs == 1 or len(files) == 1 else None
+    total = Report(source=files[0] if len(files) == 1 else f"{len(files)} files", format="", preset=opts.preset,
+                   tokens_before=0 if opts.count_tokens and opts.mode == "copy" else None,
+                   encoding=opts.encoding if opts.count_tokens else None)
+    outcomes = _outcomes(files, opts, san, jobs, quiet=quiet, terminal=terminal)
+    code = 0
+    formats: list[str] = []
+    for outcome, target in zip(outcomes, targets, strict=True):
+        for problem in outcome.report.problems:
+            click.echo(str(problem), err=True)
+        for finding in outcome.findings:
+            click.echo(finding, err=True)
+        if strict and (outcome.report.problems or outcome.findings):
+            click.echo(f"sanitize: {outcome.source}: stopped (--strict): input problems found", err=True)
+            return 1
+        if outcome.output is not None:
+            if target is None:
+                sys.stdout.buffer.write(outcome.output)
+                sys.stdout.buffer.flush()
+            else:
+                write_atomic(target, outcome.output)
+        formats.append(outcome.report.format)
+        total.merge(outcome.report)
+        total.seconds += outcome.report.seconds
+        total.extra.update(outcome.report.extra)
+        if opts.mode == "check":
+            total.extra["check"] = total.extra.get("all_findings", []) + outcome.findings
+            total.extra["all_findings"] = total.extra["check"]
+    total.extra.pop("all_findings", None)
+    total.format = ",".join(sorted(set(formats)))
+    _report(total, report_kind, report_file, quiet=quiet, terminal=terminal, mode=opts.mode)
+    return code
+
+
+def _outcomes(files: tuple[str, ...], opts: RunOptions, san: Sanitizer | None, jobs: int, *, quiet: bool,
+              terminal: bool) -> list[Outcome]:
+    if san is not None:
+        sizes = [Path(f).stat().st_size if f != "-" and Path(f).is_file() else 0 for f in files]
+        show = terminal and not quiet and sum(sizes) >= PROGRESS_MIN_BYTES
+        if not show:
+            return [process(san, f, read_input(f, opts), opts) for f in files]
+        from rich.console import Console
+        from rich.progress import Progress
+
+        out = []
+        with Progress(console=Console(stderr=True), redirect_stdout=False, redirect_stderr=False,
+                      transient=True) as bar:
+            task = bar.add_task("sanitizing", total=sum(sizes))
+            for f, size in zip(files, sizes, strict=True):
+                out.append(process(san, f, read_input(f, opts), opts))
+                bar.advance(task, size)
+        return out
+    with ProcessPoolExecutor(max_workers=jobs, initializer=_init_worker, initargs=(opts,)) as pool:
+        return list(pool.map(_work, files, [opts] * len(files)))
+
+
+def _report(report: Report, kind: str | None, report_file: Path | None, *, quiet: bool, terminal: bool,
+            mode: str) -> None:
+    data = report.to_dict()
+    if report_file is not None:
+        write_atomic(report_file, (json.dumps(data, ensure_ascii=False, indent=2) + "\n").encode())
+    if quiet or kind == "none":
+        return
+    if kind == "json":
+        click.echo(json.dumps(data, ensure_ascii=False, indent=2), err=True)
+    elif mode == "check":
+        n = len(data.get("check", []))
+        click.echo(f"check: {report.source}: {report.messages:,} messages, {n} finding(s)", err=True)
+    elif kind == "table" or (terminal and mode == "copy"):
+        from rich.console import Console
+
+        Console(stderr=True).print(render_table(report))
+    elif mode == "copy":
+        if report.tokens_before is not None:
+            before, after = report.tokens_before, report.tokens_after or 0
+            pct = 100 * (before - after) / before if before else 0.0
+            figures = f"tokens {before:,} -> {after:,} ({pct:.1f}% saved)"
+        else:
+            figures = f"chars {report.chars_before:,} -> {report.chars_after:,}"
+        hits = sum(s.hits for s in report.rules.values())
+        click.echo(f"sanitize: {report.source}: {report.messages:,} messages, {hits:,} cuts, {figures}", err=True)

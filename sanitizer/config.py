@@ -1,0 +1,267 @@
+"""Rule packs and user configuration: TOML data in, validated `Config` out.
+
+A pack is a TOML file with optional `extends`, a `[settings]` table and `[[rule]]` entries.  A
+child pack (or a user's `sanitizer.toml`, `[tool.sanitizer]` in pyproject.toml, `--config FILE`)
+re-parameterizes rules of the same name, adds rules, disables them (`enabled = false` or
+`disable = [...]`) and may reorder them (`order = [...]`).  Any unknown key stops the load with
+the file, the rule and the closest valid names.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import difflib
+import tomllib
+from dataclasses import dataclass, field
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from .actions import Action, registry
+from .model import KINDS, ROLES
+
+SCOPES = ("all", "older", "head", "tail")
+RULE_KEYS = ("name", "use", "enabled", "scope", "kinds", "roles", "tools", "tags")
+PACK_KEYS = ("name", "description", "extends", "settings", "rule", "order", "enable", "disable", "preset")
+SETTING_DEFAULTS: dict[str, Any] = {"keep_recent": 10, "tail_tokens": 0}
+
+
+class ConfigError(ValueError):
+    """Invalid rule configuration (exit code 2 on the command line)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Rule:
+    """One configured rule: an action, its options and its selectors."""
+
+    name: str
+    action: Action
+    options: Any
+    kinds: tuple[str, ...]
+    scope: str = "older"
+    roles: tuple[str, ...] = ()
+    tools: tuple[str, ...] = ()
+    tags: tuple[str, ...] = ()
+    enabled: bool = True
+
+    def describe(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"name": self.name, "use": self.action.name, "enabled": self.enabled,
+                               "scope": self.scope, "kinds": list(self.kinds)}
+        for key in ("roles", "tools", "tags"):
+            if getattr(self, key):
+                out[key] = list(getattr(self, key))
+        out.update({f.name: getattr(self.options, f.name) for f in dataclasses.fields(self.options)})
+        return out
+
+
+@dataclass(frozen=True, slots=True)
+class Config:
+    name: str
+    rules: tuple[Rule, ...]
+    keep_recent: int = 10
+    tail_tokens: int = 0
+    sources: tuple[str, ...] = field(default_factory=tuple)
+
+    @property
+    def active(self) -> tuple[Rule, ...]:
+        return tuple(r for r in self.rules if r.enabled)
+
+
+def pack_names() -> list[str]:
+    return sorted(p.name[:-5] for p in resources.files("sanitizer.packs").iterdir() if p.name.endswith(".toml"))
+
+
+def _pack_text(name: str) -> tuple[str, str]:
+    if name == "none":
+        return "", "<preset none>"
+    path = resources.files("sanitizer.packs") / f"{name}.toml"
+    if not path.is_file():
+        raise ConfigError(f"unknown preset {name!r}{_did_you_mean(name, pack_names() + ['none'])}")
+    return path.read_text(encoding="utf-8"), f"rules/{name}.toml"
+
+
+def _did_you_mean(word: str, choices: list[str] | tuple[str, ...]) -> str:
+    close = difflib.get_close_matches(word, list(choices), n=3, cutoff=0.5)
+    if close:
+        return "; did you mean " + " or ".join(repr(c) for c in close) + "?"
+    return "; valid: " + ", ".join(choices)
+
+
+def _parse(text: str, source: str) -> dict[str, Any]:
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{source}: invalid TOML: {exc}") from exc
+
+
+def load(preset: str = "default", user: dict[str, Any] | None = None, user_source: str = "<config>",
+         enable: tuple[str, ...] = (), disable: tuple[str, ...] = (), keep_recent: int | None = None) -> Config:
+    """Resolve a preset, an optional user table on top of it, and command-line toggles."""
+    layers: list[tuple[dict[str, Any], str]] = []
+    if user is not None:
+        base = user.get("extends") or user.get("preset") or preset
+        layers.append((user, user_source))
+    else:
+        base = preset
+    seen: list[str] = []
+    while base is not None:
+        if base in seen:
+            raise ConfigError(f"{layers[-1][1]}: `extends` cycle: {' -> '.join(seen + [base])}")
+        seen.append(base)
+        text, source = _pack_text(base)
+        data = _parse(text, source)
+        layers.append((data, source))
+        base = data.get("extends")
+    if not any(data.get("rule") for data, _ in layers) and not enable:
+        actions: dict[str, Action] = {}  # nothing to build: the identity copy needs no actions
+    else:
+        actions = registry()
+    rules: dict[str, dict[str, Any]] = {}
+    order: list[str] | None = None
+    settings = dict(SETTING_DEFAULTS)
+    for data, source in reversed(layers):  # base pack first, user last
+        _check_keys(data, PACK_KEYS, source, "top level")
+        for key, value in (data.get("settings") or {}).items():
+            if key not in SETTING_DEFAULTS:
+                raise ConfigError(f"{source}: [settings]: unknown key {key!r}{_did_you_mean(key, tuple(SETTING_DEFAULTS))}")
+            settings[key] = _check_type(value, int, source, f"settings.{key}")
+        for raw in data.get("rule") or []:
+            name = raw.get("name") or raw.get("use")
+            if not name:
+                raise ConfigError(f"{source}: a [[rule]] needs `use` (one of: {', '.join(actions)})")
+            merged = {**rules.get(name, {}), **raw, "_source": source}
+            merged.setdefault("name", name)
+            rules[name] = merged
+        if data.get("order"):
+            order = list(data["order"])
+        for key, flag in (("enable", True), ("disable", False)):
+            for name in data.get(key) or []:
+                _require_rule(name, rules, source, actions)
+                rules[name]["enabled"] = flag
+    for name in enable:
+        _require_rule(name, rules, "--enable", actions)
+        rules[name]["enabled"] = True
+    for name in disable:
+        _require_rule(name, rules, "--disable", actions)
+        rules[name]["enabled"] = False
+    built = [_build(spec, actions) for spec in rules.values()]
+    rank = {a: i for i, a in enumerate(actions)}
+    if order is not None:
+        unknown = [n for n in order if n not in rules]
+        if unknown:
+            raise ConfigError(f"order: unknown rule {unknown[0]!r}{_did_you_mean(unknown[0], tuple(rules))}")
+        pos = {n: i for i, n in enumerate(order)}
+        built.sort(key=lambda r: (pos.get(r.name, len(pos)), rank[r.action.name]))
+    else:
+        built.sort(key=lambda r: rank[r.action.name])
+    if keep_recent is not None:
+        settings["keep_recent"] = keep_recent
+    return Config(name=(user or {}).get("name") or preset, rules=tuple(built), keep_recent=settings["keep_recent"],
+                  tail_tokens=settings["tail_tokens"], sources=tuple(s for _, s in reversed(layers)))
+
+
+def _require_rule(name: str, rules: dict[str, dict[str, Any]], source: str, actions: dict[str, Action]) -> None:
+    if name in rules:
+        return
+    if name in actions:  # enabling an action the pack does not list adds it with its defaults
+        rules[name] = {"name": name, "use": name, "_source": source}
+        return
+    raise ConfigError(f"{source}: unknown rule {name!r}{_did_you_mean(name, tuple(rules) + tuple(actions))}")
+
+
+def _check_keys(data: dict[str, Any], allowed: tuple[str, ...], source: str, where: str) -> None:
+    for key in data:
+        if key not in allowed:
+            raise ConfigError(f"{source}: {where}: unknown key {key!r}{_did_you_mean(key, allowed)}")
+
+
+def _check_type(value: Any, kind: type, source: str, key: str) -> Any:
+    if kind is int and isinstance(value, bool) or not isinstance(value, kind):
+        raise ConfigError(f"{source}: {key}: expected {kind.__name__}, got {type(value).__name__} {value!r}")
+    return value
+
+
+def _strings(value: Any, source: str, key: str, allowed: tuple[str, ...] | None = None) -> tuple[str, ...]:
+    items = [value] if isinstance(value, str) else value
+    if not isinstance(items, list) or not all(isinstance(v, str) for v in items):
+        raise ConfigError(f"{source}: {key}: expected a string or a list of strings, got {value!r}")
+    for v in items:
+        if allowed is not None and v not in allowed:
+            raise ConfigError(f"{source}: {key}: unknown value {v!r}{_did_you_mean(v, allowed)}")
+    return tuple(items)
+
+
+def _build(spec: dict[str, Any], actions: dict[str, Action]) -> Rule:
+    source = spec.pop("_source")
+    name = spec["name"]
+    where = f"{source}: rule {name!r}"
+    use = spec.get("use", name)
+    if use not in actions:
+        raise ConfigError(f"{where}: unknown action {use!r}{_did_you_mean(use, tuple(actions))}")
+    action = actions[use]
+    fields = {f.name: f for f in dataclasses.fields(action.options)}
+    opts: dict[str, Any] = {}
+    for key, value in spec.items():
+        if key in RULE_KEYS and key not in fields:
+            continue
+        attr = key.replace("-", "_")
+        if attr not in fields:
+            valid = tuple(RULE_KEYS) + tuple(f.replace("_", "-") if "-" in key else f for f in fields)
+            raise ConfigError(f"{where}: unknown option {key!r}{_did_you_mean(key, valid)}")
+        opts[attr] = _coerce(value, fields[attr], where, key)
+    try:
+        options = action.options(**opts)
+    except (TypeError, ValueError) as exc:
+        raise ConfigError(f"{where}: {exc}") from exc
+    scope = spec.get("scope", "older")
+    if scope not in SCOPES:
+        raise ConfigError(f"{where}: scope: unknown value {scope!r}{_did_you_mean(scope, SCOPES)}")
+    enabled = spec.get("enabled", True)
+    _check_type(enabled, bool, where, "enabled")
+    return Rule(
+        name=name,
+        action=action,
+        options=options,
+        kinds=_strings(spec.get("kinds", list(action.kinds)), where, "kinds", KINDS),
+        scope=scope,
+        roles=_strings(spec.get("roles", []), where, "roles", ROLES),
+        tools=_strings(spec.get("tools", []), where, "tools"),
+        tags=_strings(spec.get("tags", []), where, "tags") if "tags" not in fields else (),
+        enabled=enabled,
+    )
+
+
+def _coerce(value: Any, f: dataclasses.Field, where: str, key: str) -> Any:
+    default = f.default if f.default is not dataclasses.MISSING else (
+        f.default_factory() if f.default_factory is not dataclasses.MISSING else None)  # type: ignore[misc]
+    if isinstance(default, tuple) and isinstance(value, list):
+        return tuple(value)
+    if default is not None and not isinstance(value, type(default)) and not (
+        isinstance(default, float) and isinstance(value, int)
+    ):
+        raise ConfigError(f"{where}: {key}: expected {type(default).__name__}, got {type(value).__name__} {value!r}")
+    return value
+
+
+def read_user_config(path: Path) -> tuple[dict[str, Any], str]:
+    """A user config table from a TOML file (`[tool.sanitizer]` when it is a pyproject.toml)."""
+    try:
+        data = _parse(path.read_text(encoding="utf-8"), str(path))
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot read: {exc.strerror}") from exc
+    if path.name == "pyproject.toml":
+        data = data.get("tool", {}).get("sanitizer", {})
+    return data, str(path)
+
+
+def find_user_config(start: Path) -> tuple[dict[str, Any], str] | None:
+    """`sanitizer.toml`, or `[tool.sanitizer]` in pyproject.toml, in the current folder."""
+    own = start / "sanitizer.toml"
+    if own.is_file():
+        return read_user_config(own)
+    pyproject = start / "pyproject.toml"
+    if pyproject.is_file():
+        data, source = read_user_config(pyproject)
+        if data:
+            return data, f"{source} [tool.sanitizer]"
+    return None

@@ -1,0 +1,158 @@
+"""Apply configured rules to a view: select parts, ask actions for changes, keep the contract.
+
+The engine is the only place that changes parts.  It enforces what no action may break: a
+signed thinking block is never edited in place, a change must make the text shorter in tokens,
+the latest user message and protected messages are out of scope, and linked copies of an
+output receive the same treatment as the output itself.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import fnmatch
+import hashlib
+from dataclasses import dataclass, field
+from typing import Any
+
+from .actions.base import Change, Context
+from .config import Config, Rule
+from .model import Part, View
+from .scope import Scopes, compute
+from .tokens import TokenCounter
+
+
+@dataclass(slots=True)
+class Cut:
+    """Provenance of one change: where, by which rule, and a fingerprint of what was removed."""
+
+    rule: str
+    record: int
+    line: int | None
+    path: list[Any]
+    original_chars: int
+    new_chars: int
+    removed_chars: int
+    sha256: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+
+@dataclass(slots=True)
+class RuleStats:
+    hits: int = 0
+    chars_saved: int = 0
+    tokens_saved: int = 0
+    pairs: list[tuple[str, str]] = field(default_factory=list)  # (old, new) texts, for token savings
+
+
+class Engine:
+    """Runs the active rules of a `Config` over views; reusable and stateless between views."""
+
+    def __init__(self, config: Config, counter: TokenCounter) -> None:
+        self.config = config
+        self.counter = counter
+        self.max_token_chars = max(len(b) for b in counter.enc.token_byte_values())
+
+    def scopes(self, view: View) -> Scopes:
+        def count(msg: Any) -> int:
+            return sum(self.counter.count_many([p.text for p in view.parts_of(msg)]))
+
+        return compute(view, self.config.keep_recent, self.config.tail_tokens, count)
+
+    def run(self, view: View, stats: dict[str, RuleStats], cuts: list[Cut]) -> Scopes:
+        scopes = self.scopes(view)
+        for part in view.parts:
+            if part.original is None:
+                part.original = part.text
+        ctx = Context(view=view, protected_messages=scopes.protected)
+        for p in view.parts:
+            if p.call_id is None:
+                continue
+            if p.kind == "tool_call":
+                ctx.calls.setdefault(p.call_id, p)
+            elif p.role == "tool":
+                ctx.results.setdefault(p.call_id, []).append(p)
+        for rule in self.config.active:
+            members = scopes.members(rule.scope)
+            selected = [p for p in view.parts if p.message in members and self._matches(rule, p, ctx)]
+            if not selected:
+                continue
+            if rule.action.run_batch is not None:
+                changes = rule.action.run_batch(selected, rule.options, ctx)
+                items = [(selected[i], ch) for i, ch in sorted(changes.items())]
+            else:
+                assert rule.action.run is not None
+                items = [(p, rule.action.run(p, rule.options, ctx)) for p in selected]
+            st = stats.setdefault(rule.name, RuleStats())
+            for part, change in items:
+                if change is not None:
+                    self._apply(rule, part, change, ctx, st, cuts, view)
+        return scopes
+
+    @staticmethod
+    def _matches(rule: Rule, p: Part, ctx: Context) -> bool:
+        if p.dropped or p.replaced or p.kind not in rule.kinds:
+            return False
+        if rule.roles and p.role not in rule.roles:
+            return False
+        if rule.tools:
+            tool = p.tool or (c.tool if (c := ctx.call_for(p)) else None) or ""
+            if not any(fnmatch.fnmatchcase(tool, g) for g in rule.tools):
+                return False
+        return not rule.tags or any(f"<{t}" in p.text for t in rule.tags)
+
+    def shrinks(self, old: str, new: str) -> bool:
+        """True when `new` has fewer tokens than `old` (exact; `old` is encoded only when needed)."""
+        if len(new) >= len(old):
+            return False
+        new_tokens = self.counter.count(new)
+        # Every token covers at most `max_token_chars` chars, so this bound needs no encoding.
+        if -(-len(old) // self.max_token_chars) > new_tokens:
+            return True
+        return new_tokens < self.counter.count(old)
+
+    def _apply(self, rule: Rule, part: Part, change: Change, ctx: Context, st: RuleStats,
+               cuts: list[Cut], view: View) -> None:
+        old = part.text
+        structural = change.replace or change.drop
+        if not structural:
+            if part.signed:
+                return  # a signed block is kept byte-exact or replaced whole, never edited
+            if change.text == old or not self.shrinks(old, change.text):
+                return
+        elif part.kind != "image" and not change.drop and not self.shrinks(old, change.text):
+            return
+        removed = change.removed or (part.meta.get("data") if part.kind == "image" else None) or old
+        part.text = change.text
+        part.replaced = part.replaced or change.replace
+        part.dropped = part.dropped or change.drop
+        if part.copies:
+            self._carry_to_copies(rule, part, old, change, ctx, view)
+        st.hits += 1
+        st.chars_saved += len(old) - len(change.text)
+        st.pairs.append((old, change.text))
+        cuts.append(Cut(rule=rule.name, record=part.record, line=view.doc.line_of(part.record),
+                        path=list(part.block if structural and part.block is not None else part.path),
+                        original_chars=len(old), new_chars=len(change.text), removed_chars=len(removed),
+                        sha256=hashlib.sha256(removed.encode("utf-8", "surrogatepass")).hexdigest()))
+
+    def _carry_to_copies(self, rule: Rule, part: Part, old: str, change: Change, ctx: Context, view: View) -> None:
+        texts = part.meta.get("copy_texts") or [None] * len(part.copies)
+        for i, (record, path) in enumerate(part.copies):
+            current = texts[i] if texts[i] is not None else view.doc.get(record, path)
+            if not isinstance(current, str):
+                continue
+            if current == old or change.replace or change.drop:
+                texts[i] = change.text
+                continue
+            clone = Part(part.kind, part.role, part.message, record, path, current, tool=part.tool,
+                         call_id=part.call_id, meta={k: v for k, v in part.meta.items() if k != "copy_texts"})
+            assert rule.action.run is not None or rule.action.run_batch is not None
+            if rule.action.run is not None:
+                sub = rule.action.run(clone, rule.options, ctx)
+            else:
+                sub = rule.action.run_batch([clone], rule.options, ctx).get(0)
+            if sub is not None and not (sub.replace or sub.drop) and len(sub.text) < len(current):
+                texts[i] = sub.text
+        part.meta["copy_texts"] = texts

@@ -1,0 +1,120 @@
+"""Anthropic Messages: `{role, content: str | [blocks]}` lists, JSONL of them, or a request body.
+
+Blocks: text, thinking (+signature), redacted_thinking, tool_use, tool_result (string or a list of
+text/image), image (`source.type=base64`); anything else passes through as an `other` part.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from typing import Any
+
+from ..model import Document, Message, Part, Path, View
+from .base import Adapter, message_list, sample
+
+BLOCK_TYPES = {"text", "thinking", "redacted_thinking", "tool_use", "tool_result", "image", "document",
+               "server_tool_use", "web_search_tool_result", "tool_reference"}
+
+
+def looks_like_anthropic_message(m: Any) -> bool:
+    return isinstance(m, dict) and m.get("role") in ("user", "assistant") and (
+        isinstance(m.get("content"), str | list))
+
+
+def anthropic_score(messages: list[Any]) -> int:
+    if not messages or not all(looks_like_anthropic_message(m) for m in messages[:50]):
+        return 0
+    for m in messages[:200]:
+        content = m.get("content")
+        if isinstance(content, list) and any(
+            isinstance(b, dict) and b.get("type") in ("tool_use", "tool_result", "thinking", "redacted_thinking")
+            or isinstance(b, dict) and b.get("type") == "image" and "source" in b
+            for b in content
+        ):
+            return 92
+    # Plain string contents only: chat and Anthropic look the same; chat wins ties.
+    return 40
+
+
+def image_meta(block: dict[str, Any]) -> dict[str, Any]:
+    src = block.get("source") if isinstance(block.get("source"), dict) else {}
+    if src.get("type") == "base64":
+        return {"media_type": src.get("media_type"), "data": src.get("data") if isinstance(src.get("data"), str) else None, "url": None}
+    return {"media_type": src.get("media_type"), "data": None, "url": src.get("url")}
+
+
+def read_blocks(view: View, msg: Message, record: int, base: Path, content: Any) -> None:
+    """Add the parts of an Anthropic `content` (string or block list) found at `base`."""
+    role = msg.role
+    if isinstance(content, str):
+        view.add(msg, Part("text", role, 0, record, base, content))
+        return
+    if not isinstance(content, list):
+        return
+    for i, b in enumerate(content):
+        at = base + (i,)
+        t = b.get("type") if isinstance(b, dict) else None
+        if t == "text" and isinstance(b.get("text"), str):
+            view.add(msg, Part("text", role, 0, record, at + ("text",), b["text"], block=at))
+        elif t == "thinking" and isinstance(b.get("thinking"), str):
+            view.add(msg, Part("thinking", role, 0, record, at + ("thinking",), b["thinking"], block=at,
+                               meta={"signed": bool(b.get("signature"))}))
+        elif t == "tool_use":
+            args = b.get("input")
+            text = json.dumps(args, ensure_ascii=False) if not isinstance(args, str) else args
+            view.add(msg, Part("tool_call", role, 0, record, at + ("input",), text, block=at, tool=b.get("name"),
+                               call_id=b.get("id"), meta={"args_object": not isinstance(args, str)}))
+        elif t == "tool_result":
+            read_result(view, msg, record, at, b)
+        elif t == "image":
+            view.add(msg, Part("image", role, 0, record, at, "", block=at, meta=image_meta(b)))
+        else:
+            view.add(msg, Part("other", role, 0, record, at, "", block=at, meta={"type": t}))
+
+
+def read_result(view: View, msg: Message, record: int, at: Path, b: dict[str, Any]) -> None:
+    call_id = b.get("tool_use_id")
+    meta = {"is_error": b.get("is_error")}
+    inner = b.get("content")
+    if isinstance(inner, list) and inner:
+        for j, c in enumerate(inner):
+            cat = at + ("content", j)
+            ct = c.get("type") if isinstance(c, dict) else None
+            if ct == "text" and isinstance(c.get("text"), str):
+                view.add(msg, Part("tool_result", "tool", 0, record, cat + ("text",), c["text"], block=cat,
+                                   call_id=call_id, meta=dict(meta)))
+            elif ct == "image":
+                view.add(msg, Part("image", "tool", 0, record, cat, "", block=cat, call_id=call_id, meta=image_meta(c)))
+            else:
+                view.add(msg, Part("other", "tool", 0, record, cat, "", block=cat, call_id=call_id, meta={"type": ct}))
+    else:
+        text = inner if isinstance(inner, str) else ""
+        view.add(msg, Part("tool_result", "tool", 0, record, at + ("content",), text, call_id=call_id,
+                           meta={**meta, "empty": not text}))
+
+
+class Anthropic(Adapter):
+    name = "anthropic"
+    label = "Anthropic Messages"
+
+    def sniff(self, doc: Document) -> int:
+        if doc.container == "json-object" and isinstance(doc.records[0], dict) and "system" in doc.records[0]:
+            located = message_list(doc)
+            return 95 if located and anthropic_score([m for _, _, m in located]) else 0
+        located = message_list(doc)
+        if not located or not sample(doc, 1):
+            return 0
+        return anthropic_score([m for _, _, m in located[:200]])
+
+    def views(self, doc: Document) -> Iterator[View]:
+        view = View(doc, self)
+        root = doc.records[0] if doc.container == "json-object" else None
+        if isinstance(root, dict) and root.get("system"):
+            msg = view.new_message("system", 0)
+            read_blocks(view, msg, 0, ("system",), root["system"])
+        for record, base, m in message_list(doc) or []:
+            if looks_like_anthropic_message(m):
+                msg = view.new_message(m["role"], record)
+                read_blocks(view, msg, record, base + ("content",), m["content"])
+        yield view

@@ -1,0 +1,128 @@
+"""The adapter contract: detect a format, read it into views, write part edits back.
+
+Adapters know formats and nothing about rules; rules know parts and nothing about formats.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from typing import Any
+
+from ..model import Damaged, Document, Part, Path, View, get_at
+
+# A message located inside a document: (record index, path to the message inside it, the message).
+Located = tuple[int, Path, Any]
+
+# Strings at least this long in a duplicate store (toolUseResult, event_msg …) are linked as copies.
+COPY_MIN_CHARS = 200
+
+
+class Adapter:
+    """Base class of format adapters.
+
+    Subclasses set `name` and `label`, implement `sniff` (0–100: how sure the content is this
+    format) and `views`, and override `text_node` when a replaced part needs a format-specific
+    block (an Anthropic text block, a Responses `input_text` part …).
+    """
+
+    name = ""
+    label = ""
+
+    def sniff(self, doc: Document) -> int:
+        raise NotImplementedError
+
+    def views(self, doc: Document) -> Iterator[View]:
+        raise NotImplementedError
+
+    def text_node(self, part: Part, text: str) -> Any:
+        """The node that replaces `part.block` when the whole part becomes plain text."""
+        return {"type": "text", "text": text}
+
+    def write(self, view: View) -> None:
+        """Write every changed part of `view` back into its document."""
+        doc = view.doc
+        drops: list[Part] = []
+        for part in view.parts:
+            if not part.changed:
+                continue
+            if part.dropped:
+                drops.append(part)
+                continue
+            if part.replaced and part.block is not None:
+                doc.set(part.record, part.block, self.text_node(part, part.text))
+            elif part.kind == "tool_call" and part.meta.get("args_object") and not part.replaced:
+                doc.set(part.record, part.path, json.loads(part.text))
+            else:
+                doc.set(part.record, part.path, part.text)
+            for (record, path), text in zip(part.copies, part.meta.get("copy_texts", ()), strict=False):
+                if text is not None:
+                    doc.set(record, path, text)
+        # Deleting shifts list indices: go from the last path to the first.
+        for part in sorted(drops, key=lambda p: (p.record, _sort_key(p.block or p.path)), reverse=True):
+            self._drop(doc, part)
+
+    def _drop(self, doc: Document, part: Part) -> None:
+        where = part.block if part.block is not None else part.path
+        parent = get_at(doc.records[part.record], where[:-1])
+        if isinstance(parent, list) and len(parent) == 1:
+            # Never leave an empty content list: a provider rejects it.
+            parent[0] = self.text_node(part, part.text or "[removed]")
+        else:
+            del parent[where[-1]]
+        doc.dirty.add(part.record)
+
+
+def _sort_key(path: Path) -> tuple:
+    return tuple((0, k) if isinstance(k, int) else (1, str(k)) for k in path)
+
+
+def live_records(doc: Document) -> Iterator[tuple[int, Any]]:
+    for i, rec in enumerate(doc.records):
+        if not isinstance(rec, Damaged):
+            yield i, rec
+
+
+def sample(doc: Document, limit: int = 200) -> list[Any]:
+    """The first `limit` usable records (what detection looks at)."""
+    out = []
+    for _, rec in live_records(doc):
+        out.append(rec)
+        if len(out) >= limit:
+            break
+    return out
+
+
+def message_list(doc: Document, keys: tuple[str, ...] = ("messages",)) -> list[Located] | None:
+    """Locate a plain message list: a JSON list or JSONL of messages, or `{"messages": [...]}`."""
+    if doc.container == "json-object":
+        root = doc.records[0]
+        if isinstance(root, dict):
+            for key in keys:
+                if isinstance(root.get(key), list):
+                    return [(0, (key, j), m) for j, m in enumerate(root[key])]
+        return None
+    return [(i, (), rec) for i, rec in live_records(doc)]
+
+
+def string_leaves(node: Any, path: Path = (), min_chars: int = COPY_MIN_CHARS) -> Iterator[tuple[Path, str]]:
+    """Every string at least `min_chars` long inside `node`, with its path."""
+    stack: list[tuple[Path, Any]] = [(path, node)]
+    while stack:
+        p, n = stack.pop()
+        if isinstance(n, str):
+            if len(n) >= min_chars:
+                yield p, n
+        elif isinstance(n, dict):
+            stack.extend((p + (k,), v) for k, v in reversed(list(n.items())))
+        elif isinstance(n, list):
+            stack.extend((p + (i,), v) for i, v in reversed(list(enumerate(n))))
+
+
+def data_uri_meta(url: str) -> dict[str, Any]:
+    """Image metadata from an image URL: media type and base64 payload for `data:` URIs."""
+    if url.startswith("data:"):
+        head, _, data = url.partition(",")
+        media = head[5:].split(";", 1)[0] or "application/octet-stream"
+        return {"media_type": media, "data": data if ";base64" in head else None, "url": None}
+    return {"media_type": None, "data": None, "url": url}

@@ -1,0 +1,81 @@
+"""Claude Code session JSONL (`~/.claude/projects/**/*.jsonl`).
+
+One event per line.  `user`/`assistant` lines carry an Anthropic `message`; one API message may be
+split over several lines sharing `message.id` (they form one logical message here).  Tool output
+is stored twice: in the `tool_result` block and in the top-level `toolUseResult`; long strings of
+the latter are linked as copies of the result.  Every other line type (summary, system,
+file-history-snapshot, progress, queue-operation …) passes through untouched.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from ..model import Document, Message, View
+from .anthropic import read_blocks
+from .base import Adapter, live_records, sample, string_leaves
+
+INJECTED_PREFIXES = ("<command-name>", "<command-message>", "<local-command-stdout>", "<local-command-stderr>",
+                     "<command-args>", "Caveat: The messages below were generated", "<system-reminder>",
+                     "<user-prompt-submit-hook>", "<bash-input>", "<bash-stdout>", "<bash-stderr>")
+
+
+def is_injected(rec: dict[str, Any]) -> bool:
+    """Records the user did not type: meta lines, command wrappers, compaction summaries."""
+    if rec.get("isMeta") or rec.get("isCompactSummary") or rec.get("isVisibleInTranscriptOnly"):
+        return True
+    content = rec.get("message", {}).get("content")
+    if isinstance(content, list):
+        texts = [b.get("text", "") for b in content if isinstance(b, dict) and b.get("type") == "text"]
+        content = texts[0] if len(texts) == 1 and len(content) == 1 else None
+    return isinstance(content, str) and content.lstrip().startswith(INJECTED_PREFIXES)
+
+
+class ClaudeCode(Adapter):
+    name = "claude_code"
+    label = "Claude Code session JSONL"
+
+    def sniff(self, doc: Document) -> int:
+        if doc.container != "jsonl":
+            return 0
+        recs = [r for r in sample(doc, 300) if isinstance(r, dict)]
+        hits = sum(1 for r in recs if r.get("type") in ("user", "assistant") and isinstance(r.get("message"), dict)
+                   and ("sessionId" in r or "uuid" in r or "parentUuid" in r))
+        known = sum(1 for r in recs if r.get("type") in ("summary", "file-history-snapshot", "queue-operation", "progress", "system"))
+        return 97 if hits and hits + known >= len(recs) * 0.8 else 0
+
+    def views(self, doc: Document) -> Iterator[View]:
+        view = View(doc, self)
+        by_api_id: dict[str, Message] = {}
+        last: Message | None = None
+        for i, rec in live_records(doc):
+            if not isinstance(rec, dict) or rec.get("type") not in ("user", "assistant"):
+                continue
+            m = rec.get("message")
+            if not isinstance(m, dict):
+                continue
+            role = m.get("role") or rec["type"]
+            api_id = m.get("id") if role == "assistant" else None
+            msg = by_api_id.get(api_id) if api_id else None
+            if msg is not None and msg is last:
+                msg.records.append(i)
+            else:
+                msg = view.new_message(role, i, injected=is_injected(rec), sidechain=bool(rec.get("isSidechain")))
+                if api_id:
+                    by_api_id[api_id] = msg
+            last = msg
+            first_part = len(view.parts)
+            read_blocks(view, msg, i, ("message", "content"), m.get("content"))
+            self._link_tool_use_result(view, i, rec, first_part)
+        yield view
+
+    @staticmethod
+    def _link_tool_use_result(view: View, record: int, rec: dict[str, Any], first_part: int) -> None:
+        tur = rec.get("toolUseResult")
+        if tur is None:
+            return
+        results = [p for p in view.parts[first_part:] if p.kind == "tool_result"]
+        if len(results) != 1:
+            return  # ambiguous: only link when the record holds exactly one result
+        results[0].copies.extend((record, path) for path, _ in string_leaves(tur, ("toolUseResult",)))

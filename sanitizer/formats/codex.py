@@ -1,0 +1,68 @@
+"""Codex CLI rollout JSONL (`~/.codex/sessions/**/rollout-*.jsonl`).
+
+Two layouts: the envelope (`{timestamp, type: session_meta|response_item|event_msg|turn_context,
+payload}`) where `response_item` payloads are Responses items and tool output is ALSO stored in
+`event_msg` payloads; and the legacy layout (a session-meta first line, then bare Responses items
+and `{"record_type": "state"}` lines).  Meta, state and context lines pass through.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from ..model import Document, Part, View
+from .base import live_records, sample, string_leaves
+from .responses import ITEM_TYPES, Responses, read_item
+
+ENVELOPE_TYPES = {"session_meta", "response_item", "event_msg", "turn_context", "compacted"}
+
+
+class Codex(Responses):
+    name = "codex"
+    label = "Codex CLI rollout JSONL"
+
+    def sniff(self, doc: Document) -> int:
+        if doc.container != "jsonl":
+            return 0
+        recs = [r for r in sample(doc, 300) if isinstance(r, dict)]
+        if not recs:
+            return 0
+        envelope = sum(1 for r in recs if r.get("type") in ENVELOPE_TYPES and "payload" in r)
+        if envelope >= len(recs) * 0.8:
+            return 96
+        legacy = sum(1 for r in recs if r.get("type") in ITEM_TYPES or r.get("record_type") == "state")
+        first = recs[0]
+        meta_first = "instructions" in first or ("id" in first and "timestamp" in first and "type" not in first)
+        return 94 if legacy >= (len(recs) - 1) * 0.8 and meta_first else 0
+
+    def views(self, doc: Document) -> Iterator[View]:
+        view = View(doc, self)
+        outputs: dict[str, Part] = {}
+        texts: dict[str, Part] = {}
+        events: list[tuple[int, dict]] = []
+        for i, rec in live_records(doc):
+            if not isinstance(rec, dict):
+                continue
+            if rec.get("type") == "response_item" and isinstance(rec.get("payload"), dict):
+                item, base = rec["payload"], ("payload",)
+            elif rec.get("type") in ITEM_TYPES:
+                item, base = rec, ()
+            else:
+                if rec.get("type") == "event_msg" and isinstance(rec.get("payload"), dict):
+                    events.append((i, rec["payload"]))
+                continue
+            first = len(view.parts)
+            read_item(view, i, base, item)
+            for p in view.parts[first:]:
+                if p.kind == "tool_result" and p.call_id:
+                    outputs.setdefault(p.call_id, p)
+                elif p.kind in ("text", "thinking") and len(p.text) >= 200:
+                    texts.setdefault(p.text, p)
+        # event_msg payloads repeat outputs and messages: link them as copies so they are trimmed too.
+        for i, payload in events:
+            owner = outputs.get(payload.get("call_id")) if payload.get("call_id") else None
+            for path, text in string_leaves(payload, ("payload",)):
+                target = owner or texts.get(text)
+                if target is not None:
+                    target.copies.append((i, path))
+        yield view

@@ -1,0 +1,69 @@
+"""Files holding many conversations: JSONL with one conversation per line, or a JSON list of
+episodes (`{..., "messages": [...]}` or `{..., "traj": [...]}`, e.g. τ-bench).
+
+Each conversation is its own view, read by the chat or Anthropic reader, and sanitized
+independently.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from ..model import Document, View
+from .anthropic import Anthropic, anthropic_score, looks_like_anthropic_message, read_blocks
+from .base import live_records, sample
+from .openai_chat import ChatText, chat_score, looks_like_chat_message, read_chat_message
+
+CONVERSATION_KEYS = ("messages", "traj", "conversation", "conversations")
+
+
+def conversation_of(rec: Any) -> tuple[tuple, list] | None:
+    """(path, message list) of the conversation a record holds, if any."""
+    if isinstance(rec, list):
+        return (), rec
+    if isinstance(rec, dict):
+        for key in CONVERSATION_KEYS:
+            if isinstance(rec.get(key), list) and rec[key] and isinstance(rec[key][0], dict):
+                return (key,), rec[key]
+    return None
+
+
+class Dataset(ChatText):
+    name = "dataset"
+    label = "Dataset of conversations (JSONL / JSON list of episodes)"
+
+    def sniff(self, doc: Document) -> int:
+        if doc.container == "json-object":
+            return 0
+        recs = sample(doc, 50)
+        convs = [conversation_of(r) for r in recs]
+        if not recs or not all(convs):
+            return 0
+        msgs = [m for c in convs for m in c[1][:20]]
+        return 93 if chat_score(msgs) or anthropic_score(msgs) else 0
+
+    def text_node(self, part, text):  # noqa: ANN001 - same signature as Adapter
+        if part.meta.get("dialect") == "anthropic":
+            return Anthropic.text_node(self, part, text)
+        return super().text_node(part, text)
+
+    def views(self, doc: Document) -> Iterator[View]:
+        for i, rec in live_records(doc):
+            found = conversation_of(rec)
+            if not found:
+                continue
+            prefix, messages = found
+            view = View(doc, self, meta={"record": i})
+            anthropic = anthropic_score(messages) > chat_score(messages)
+            for j, m in enumerate(messages):
+                base = prefix + (j,)
+                if anthropic and looks_like_anthropic_message(m):
+                    msg = view.new_message(m["role"], i)
+                    first = len(view.parts)
+                    read_blocks(view, msg, i, base + ("content",), m["content"])
+                    for p in view.parts[first:]:
+                        p.meta["dialect"] = "anthropic"
+                elif looks_like_chat_message(m):
+                    read_chat_message(view, i, base, m)
+            yield view

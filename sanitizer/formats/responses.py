@@ -1,0 +1,101 @@
+"""OpenAI Responses API items: message, function_call(_output), custom_tool_call(_output), reasoning.
+
+Pairs by `call_id`.  Each item is one message of the view.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from typing import Any
+
+from ..model import Document, Part, Path, View
+from .base import Adapter, data_uri_meta, message_list
+
+ITEM_TYPES = {"message", "function_call", "function_call_output", "reasoning", "custom_tool_call",
+              "custom_tool_call_output", "local_shell_call", "local_shell_call_output", "web_search_call"}
+TEXT_TYPES = ("input_text", "output_text", "text", "refusal", "summary_text", "reasoning_text")
+
+
+def responses_score(items: list[Any]) -> int:
+    typed = [it for it in items[:300] if isinstance(it, dict) and it.get("type") in ITEM_TYPES]
+    if not typed:
+        return 0
+    calls = any(it["type"] in ("function_call", "function_call_output", "reasoning") for it in typed)
+    return 88 if calls else 70
+
+
+def read_item(view: View, record: int, base: Path, it: dict[str, Any]) -> None:
+    t = it.get("type")
+    if t == "message":
+        role = {"developer": "system"}.get(it.get("role", "user"), it.get("role", "user"))
+        msg = view.new_message(role, record)
+        content = it.get("content")
+        if isinstance(content, str):
+            view.add(msg, Part("text", role, 0, record, base + ("content",), content))
+            return
+        for i, c in enumerate(content or []):
+            at = base + ("content", i)
+            ct = c.get("type") if isinstance(c, dict) else None
+            if ct in TEXT_TYPES and isinstance(c.get("text"), str):
+                view.add(msg, Part("text", role, 0, record, at + ("text",), c["text"], block=at,
+                                   meta={"text_type": ct}))
+            elif ct == "input_image":
+                url = c.get("image_url") or ""
+                view.add(msg, Part("image", role, 0, record, at, "", block=at, meta=data_uri_meta(str(url))))
+            else:
+                view.add(msg, Part("other", role, 0, record, at, "", block=at))
+    elif t in ("function_call", "custom_tool_call", "local_shell_call"):
+        msg = view.new_message("assistant", record)
+        key = {"function_call": "arguments", "custom_tool_call": "input", "local_shell_call": "action"}[t]
+        args = it.get(key)
+        obj = not isinstance(args, str)
+        text = json.dumps(args, ensure_ascii=False) if obj else args
+        view.add(msg, Part("tool_call", "assistant", 0, record, base + (key,), text, tool=it.get("name") or t,
+                           call_id=it.get("call_id"), meta={"args_object": obj and isinstance(args, dict)}))
+    elif t in ("function_call_output", "custom_tool_call_output", "local_shell_call_output"):
+        msg = view.new_message("tool", record)
+        out = it.get("output")
+        if isinstance(out, list):
+            for i, c in enumerate(out):
+                at = base + ("output", i)
+                if isinstance(c, dict) and isinstance(c.get("text"), str):
+                    view.add(msg, Part("tool_result", "tool", 0, record, at + ("text",), c["text"], block=at,
+                                       call_id=it.get("call_id"), meta={"text_type": c.get("type")}))
+                else:
+                    view.add(msg, Part("other", "tool", 0, record, at, "", block=at, call_id=it.get("call_id")))
+        else:
+            view.add(msg, Part("tool_result", "tool", 0, record, base + ("output",), out if isinstance(out, str) else "",
+                               call_id=it.get("call_id"), meta={"empty": not out}))
+    elif t == "reasoning":
+        msg = view.new_message("assistant", record)
+        signed = bool(it.get("encrypted_content"))
+        for key in ("summary", "content"):
+            for i, c in enumerate(it.get(key) or []):
+                if isinstance(c, dict) and isinstance(c.get("text"), str):
+                    view.add(msg, Part("thinking", "assistant", 0, record, base + (key, i, "text"), c["text"],
+                                       block=base + (key, i), meta={"signed": signed, "text_type": c.get("type")}))
+
+
+class Responses(Adapter):
+    name = "responses"
+    label = "OpenAI Responses items"
+
+    def text_node(self, part: Part, text: str) -> Any:
+        kind = part.meta.get("text_type") or ("output_text" if part.role == "assistant" else "input_text")
+        if part.kind == "image":
+            kind = "input_text"
+        return {"type": kind, "text": text}
+
+    def sniff(self, doc: Document) -> int:
+        located = message_list(doc, ("input", "items", "messages"))
+        return responses_score([m for _, _, m in located]) if located else 0
+
+    def views(self, doc: Document) -> Iterator[View]:
+        view = View(doc, self)
+        for record, base, it in message_list(doc, ("input", "items", "messages")) or []:
+            if isinstance(it, dict) and it.get("type") in ITEM_TYPES:
+                read_item(view, record, base, it)
+            elif isinstance(it, dict) and "role" in it and "content" in it:
+                read_item(view, record, base, {**it, "type": "message"})
+        yield view

@@ -1,0 +1,139 @@
+"""Turn bytes or in-memory objects into a `Document`, and a `Document` back into text.
+
+Damaged JSONL lines never stop the read: each becomes a `Damaged` record that is reported as
+`file:line: reason` and copied to the output unchanged.  Untouched JSONL lines are written back
+byte for byte from their original text.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from .model import Damaged, Document, Problem
+
+
+class InputError(ValueError):
+    """The input cannot be read at all (not JSON, not JSONL, unreadable)."""
+
+
+def copy_tree(node: Any) -> Any:
+    """Deep copy of a JSON-like tree (dict/list/scalars); much faster than copy.deepcopy."""
+    if isinstance(node, dict):
+        return {k: copy_tree(v) for k, v in node.items()}
+    if isinstance(node, list | tuple):
+        return [copy_tree(v) for v in node]
+    return node
+
+
+def from_object(obj: Any, source: str = "<memory>") -> Document:
+    """A document over a private deep copy of `obj` (the caller's objects are never touched)."""
+    if isinstance(obj, list | tuple):
+        return Document(records=[copy_tree(r) for r in obj], container="json-list", source=source)
+    if isinstance(obj, dict):
+        return Document(records=[copy_tree(obj)], container="json-object", source=source)
+    raise InputError(f"{source}: expected a list of messages or a JSON object, got {type(obj).__name__}")
+
+
+def from_text(text: str, source: str = "<input>") -> Document:
+    """Parse JSON (a list or an object) or JSONL text into a document."""
+    stripped = text.lstrip()
+    if not stripped:
+        return Document(records=[], container="jsonl", source=source, raw_lines=[], trailing_newline=False)
+    first_line_end = stripped.find("\n")
+    single_line = first_line_end == -1 or not stripped[first_line_end:].strip()
+    looks_jsonl = source.endswith(".jsonl") and not stripped.startswith("[")
+    if stripped[0] in "[{" and (not looks_jsonl or single_line and stripped[0] == "["):
+        try:
+            value = json.loads(text)
+        except json.JSONDecodeError as exc:
+            if stripped[0] == "[" or single_line:
+                raise InputError(f"{source}:{exc.lineno}: not valid JSON: {exc.msg} (column {exc.colno})") from exc
+        else:
+            doc = from_value(value, source)
+            doc.indent = _indent_of(text)
+            doc.raw_text = text
+            return doc
+    return _from_jsonl(text, source)
+
+
+def from_value(value: Any, source: str) -> Document:
+    if isinstance(value, list):
+        return Document(records=value, container="json-list", source=source)
+    return Document(records=[value], container="json-object", source=source)
+
+
+def _from_jsonl(text: str, source: str) -> Document:
+    lines = text.split("\n")
+    trailing = text.endswith("\n")
+    if trailing:
+        lines.pop()
+    records: list[Any] = []
+    numbers: list[int] = []
+    problems: list[Problem] = []
+    decode = json.JSONDecoder().decode
+    for number, line in enumerate(lines, start=1):
+        numbers.append(number)
+        body = line[:-1] if line.endswith("\r") else line
+        if not body.strip():
+            records.append(Damaged(number, line, "blank line"))
+            continue
+        try:
+            records.append(decode(body))
+        except json.JSONDecodeError as exc:
+            reason = f"not valid JSON ({exc.msg} at column {exc.colno}); copied through unchanged"
+            records.append(Damaged(number, line, reason))
+            problems.append(Problem(source, number, reason))
+    return Document(records=records, container="jsonl", source=source, lines=numbers,
+                    raw_lines=lines, problems=problems, trailing_newline=trailing)
+
+
+def _indent_of(text: str) -> int | None:
+    """2 or 4 when the JSON text was pretty-printed with that indent, else None (compact)."""
+    nl = text.find("\n")
+    if nl == -1 or nl > 200_000:
+        return None
+    rest = text[nl + 1 : nl + 40]
+    width = len(rest) - len(rest.lstrip(" "))
+    return width or None
+
+
+def _dumps(value: Any, **kw: Any) -> str:
+    """JSON text with non-ASCII kept as is, unless the value holds lone surrogates (then escaped)."""
+    text = json.dumps(value, ensure_ascii=False, **kw)
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        text = json.dumps(value, ensure_ascii=True, **kw)
+    return text
+
+
+def dumps_record(record: Any) -> str:
+    return _dumps(record, separators=(",", ":"))
+
+
+def to_text(doc: Document) -> str:
+    """Serialize a document in its own container layout."""
+    if doc.container == "jsonl":
+        out = []
+        raw = doc.raw_lines or []
+        for i, record in enumerate(doc.records):
+            if isinstance(record, Damaged):
+                out.append(record.raw)
+            elif i in doc.dirty or i >= len(raw):
+                out.append(dumps_record(record))
+            else:
+                out.append(raw[i])
+        body = "\n".join(out)
+        return body + "\n" if doc.trailing_newline and out else body
+    if not doc.dirty and doc.raw_text is not None:
+        return doc.raw_text
+    value = doc.records if doc.container == "json-list" else doc.records[0]
+    return _dumps(value, indent=doc.indent) + "\n"
+
+
+def to_object(doc: Document) -> Any:
+    """The document's records in the shape the caller gave (a list or one object)."""
+    if doc.container == "json-object":
+        return doc.records[0]
+    return [r.raw if isinstance(r, Damaged) else r for r in doc.records]

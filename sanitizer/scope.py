@@ -1,0 +1,85 @@
+"""Which messages a rule may touch: the protected head and tail, and the latest user ask.
+
+Protected by default: system messages, the first user message, and the last `keep_recent`
+messages (or the last messages within `tail_tokens`).  The tail never starts with a tool result
+whose call lies before it: the boundary moves back to the call, so a cut between middle and tail
+never splits a pair.  The latest user message is verbatim whatever the configuration.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from .model import Message, View
+
+
+@dataclass(frozen=True, slots=True)
+class Scopes:
+    head: frozenset[int]
+    tail: frozenset[int]
+    latest_user: int | None
+    count: int
+
+    def members(self, scope: str) -> frozenset[int]:
+        everything = frozenset(range(self.count))
+        if scope == "all":
+            chosen = everything
+        elif scope == "head":
+            chosen = self.head
+        elif scope == "tail":
+            chosen = self.tail
+        else:  # older
+            chosen = everything - self.head - self.tail
+        return chosen - {self.latest_user}
+
+    @property
+    def protected(self) -> frozenset[int]:
+        extra = {self.latest_user} if self.latest_user is not None else set()
+        return self.head | self.tail | extra
+
+
+def is_user_ask(view: View, msg: Message) -> bool:
+    """A user message the user typed: has text, is not injected, is not only tool results."""
+    if msg.role != "user" or msg.injected:
+        return False
+    return any(p.kind in ("text", "image") and p.role == "user" and p.text.strip() for p in view.parts_of(msg))
+
+
+def tail_start(view: View, start: int) -> int:
+    """Move `start` back so the tail does not begin inside a tool-call batch."""
+    calls_at = {p.call_id: p.message for p in view.parts if p.kind == "tool_call" and p.call_id}
+    moved = True
+    while moved and start > 0:
+        moved = False
+        for i in range(start, len(view.messages)):
+            for p in view.parts_of(view.messages[i]):
+                if p.role == "tool" and p.call_id in calls_at and calls_at[p.call_id] < start:
+                    start, moved = calls_at[p.call_id], True
+                    break
+            if moved:
+                break
+        if not moved and start < len(view.messages) and view.messages[start].role == "tool":
+            start, moved = start - 1, True  # a result with no known call still stays with what precedes it
+    return max(start, 0)
+
+
+def compute(view: View, keep_recent: int, tail_tokens: int = 0,
+            count: Callable[[Message], int] | None = None) -> Scopes:
+    n = len(view.messages)
+    head: set[int] = {m.index for m in view.messages if m.role == "system"}
+    first_user = next((m.index for m in view.messages if is_user_ask(view, m)), None)
+    if first_user is None:
+        first_user = next((m.index for m in view.messages if m.role == "user"), None)
+    if first_user is not None:
+        head.add(first_user)
+    latest = next((m.index for m in reversed(view.messages) if is_user_ask(view, m)), None)
+    if tail_tokens > 0 and count is not None:
+        start, used = n, 0
+        while start > 0 and (used + count(view.messages[start - 1]) <= tail_tokens or start == n):
+            used += count(view.messages[start - 1])
+            start -= 1
+    else:
+        start = max(n - keep_recent, 0)
+    start = tail_start(view, start) if start < n else n
+    return Scopes(head=frozenset(head), tail=frozenset(range(start, n)), latest_user=latest, count=n)

@@ -1,0 +1,115 @@
+"""Render a view for a summarizer: a plain transcript, or normalized OpenAI chat messages."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .model import Part, View
+
+
+def image_label(part: Part) -> str:
+    media = part.meta.get("media_type") or "image"
+    data = part.meta.get("data")
+    if isinstance(data, str):
+        return f"[image: {media}, {len(data) * 3 // 4 // 1024} KB]"
+    url = part.meta.get("url")
+    return f"[image: {media}, {url}]" if url else f"[image: {media}]"
+
+
+def part_text(part: Part) -> str:
+    """What a reader sees of one part (images as a label, never their data)."""
+    if part.kind == "image" and not part.replaced:
+        return image_label(part)
+    return part.text
+
+
+def _tool_names(view: View) -> dict[str, str]:
+    return {p.call_id: p.tool or "tool" for p in view.parts if p.kind == "tool_call" and p.call_id}
+
+
+def to_text(view: View, *, skip_injected: bool = False) -> str:
+    """The summarizer transcript (Hermes layout): `[USER]: …`, `[ASSISTANT]: …`,
+    `[Tool calls: name(args)]`, `[TOOL RESULT name id]: …`."""
+    names = _tool_names(view)
+    blocks: list[str] = []
+    for msg in view.messages:
+        if skip_injected and msg.injected:
+            continue
+        texts: list[str] = []
+        calls: list[str] = []
+        results: list[str] = []
+        for part in view.parts_of(msg):
+            if part.dropped:
+                continue
+            if part.kind == "tool_call":
+                calls.append(f"{part.tool or 'tool'}({part.text})")
+            elif part.role == "tool" or part.kind == "tool_result":
+                name = names.get(part.call_id or "", part.tool or "tool")
+                results.append(f"[TOOL RESULT {name} {part.call_id or ''}]".replace(" ]", "]") + f": {part_text(part)}")
+            elif part.kind == "thinking" and not part.replaced:
+                texts.append(f"[THINKING]: {part.text}")
+            elif part.kind != "other":
+                texts.append(part_text(part))
+        body = "\n".join(t for t in texts if t)
+        if body or calls:
+            line = f"[{msg.role.upper()}]: {body}" if body else f"[{msg.role.upper()}]:"
+            if calls:
+                line += "\n[Tool calls: " + ", ".join(calls) + "]"
+            blocks.append(line)
+        blocks.extend(results)
+    return "\n\n".join(blocks) + ("\n" if blocks else "")
+
+
+def to_messages(view: View, *, skip_injected: bool = False) -> list[dict[str, Any]]:
+    """Normalized OpenAI Chat messages: every tool call keeps its result, in a valid order.
+
+    Consecutive assistant messages (one API message split over records, or Responses items) are
+    merged so parallel calls share one assistant message followed by their tool messages.  A
+    result whose call is not in the conversation becomes a user text, since a chat API rejects
+    a tool message without its call.
+    """
+    names = _tool_names(view)
+    out: list[dict[str, Any]] = []
+    for msg in view.messages:
+        if skip_injected and msg.injected:
+            continue
+        texts: list[str] = []
+        calls: list[dict[str, Any]] = []
+        results: list[tuple[str, str]] = []
+        orphan_texts: list[str] = []
+        for j, part in enumerate(view.parts_of(msg)):
+            if part.dropped or part.kind == "other" or (part.kind == "thinking" and not part.replaced):
+                continue
+            if part.kind == "tool_call":
+                cid = part.call_id or f"call_{msg.index}_{j}"
+                calls.append({"id": cid, "type": "function",
+                              "function": {"name": part.tool or "tool", "arguments": part.text}})
+            elif part.role == "tool" or part.kind == "tool_result":
+                if part.call_id and part.call_id in names:
+                    if results and results[-1][0] == part.call_id:
+                        results[-1] = (part.call_id, results[-1][1] + "\n" + part_text(part))
+                    else:
+                        results.append((part.call_id, part_text(part)))
+                else:
+                    orphan_texts.append(f"[TOOL RESULT {part.tool or 'tool'}]: {part_text(part)}")
+            else:
+                texts.append(part_text(part))
+        for call_id, text in results:
+            out.append({"role": "tool", "tool_call_id": call_id, "name": names[call_id], "content": text})
+        text = "\n".join(t for t in texts + orphan_texts if t)
+        role = "user" if msg.role == "tool" else msg.role
+        if role == "assistant" and (text or calls):
+            prev = out[-1] if out else None
+            if prev is not None and prev["role"] == "assistant" and not results:
+                if text:
+                    prev["content"] = f"{prev['content']}\n{text}" if prev["content"] else text
+                if calls:
+                    prev.setdefault("tool_calls", []).extend(calls)
+                continue
+            entry: dict[str, Any] = {"role": "assistant", "content": text or None}
+            if calls:
+                entry["tool_calls"] = calls
+            out.append(entry)
+        elif text:
+            out.append({"role": role, "content": text})
+    return out
