@@ -75,7 +75,7 @@ class Sanitizer:
 
     def sanitize_file(self, path: str | Path) -> Result:
         path = Path(path)
-        text = path.read_text(encoding="utf-8", errors="surrogateescape")
+        text = path.read_bytes().decode("utf-8", errors="surrogateescape")  # keeps \r\n as is
         return self.sanitize_text(text, str(path))
 
     def run(self, doc: Document) -> Result:

@@ -15,7 +15,7 @@ from typing import Any
 import click
 
 from . import __version__
-from .config import ConfigError, find_user_config, pack_names, read_user_config
+from .config import ConfigError, check_preset, find_user_config, read_user_config
 from .formats import ADAPTERS, FormatError
 from .loader import InputError
 from .tokens import DEFAULT_ENCODING, EncodingError
@@ -109,8 +109,7 @@ def main(files: tuple[str, ...], output: Path | None, preset: str, config_file: 
             return
         if not files:
             _fail("no input: give FILE… or - for stdin (see --help)")
-        if preset not in pack_names() + ["none"]:
-            raise ConfigError(f"unknown preset {preset!r}; valid: {', '.join(pack_names() + ['none'])}")
+        check_preset(preset)
         code = cli_run.run(files, output, opts, jobs=jobs, strict=strict, quiet=quiet, report_kind=report_kind,
                            report_file=report_file, terminal=_stderr_is_terminal())
     except USAGE_ERRORS as exc:

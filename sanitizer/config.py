@@ -71,12 +71,17 @@ def pack_names() -> list[str]:
     return sorted(p.name[:-5] for p in resources.files("sanitizer.packs").iterdir() if p.name.endswith(".toml"))
 
 
+def check_preset(name: str) -> None:
+    """Raise a ConfigError with the closest names when `name` is not a shipped pack."""
+    if name != "none" and name not in pack_names():
+        raise ConfigError(f"unknown preset {name!r}{_did_you_mean(name, pack_names() + ['none'])}")
+
+
 def _pack_text(name: str) -> tuple[str, str]:
     if name == "none":
         return "", "<preset none>"
+    check_preset(name)
     path = resources.files("sanitizer.packs") / f"{name}.toml"
-    if not path.is_file():
-        raise ConfigError(f"unknown preset {name!r}{_did_you_mean(name, pack_names() + ['none'])}")
     return path.read_text(encoding="utf-8"), f"rules/{name}.toml"
 
 

@@ -8,11 +8,18 @@ from .base import Adapter
 from .claude_code import ClaudeCode
 from .codex import Codex
 from .dataset import Dataset
+from .hermes import Hermes
+from .mini_swe_agent import MiniSweAgent
 from .openai_chat import OpenAIChat
+from .openhands import OpenHands
 from .responses import Responses
+from .swe_agent import SweAgent
 
 # Order breaks ties in detection: the more specific layouts first.
-ADAPTERS: tuple[Adapter, ...] = (ClaudeCode(), Codex(), Dataset(), Anthropic(), Responses(), OpenAIChat())
+ADAPTERS: tuple[Adapter, ...] = (
+    ClaudeCode(), Codex(), SweAgent(), MiniSweAgent(), OpenHands(), Hermes(),
+    Dataset(), Anthropic(), Responses(), OpenAIChat(),
+)
 
 
 class FormatError(ValueError):

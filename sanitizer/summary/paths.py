@@ -13,12 +13,9 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
-EXTENSIONS = (
-    "py pyi pyx ipynb js jsx ts tsx mjs cjs json jsonl toml yaml yml md mdx rst txt cfg ini conf env "
-    "sh bash zsh fish ps1 psm1 bat cmd c h cc cpp cxx hpp hh rs go java kt kts scala rb php cs fs swift m "
-    "mm html htm css scss sass less sql xml csv tsv lock log vue svelte lua pl pm r jl ex exs erl hs ml "
-    "tf hcl gradle properties proto graphql gql dockerfile patch diff pem crt service desktop plist"
-).split()
+EXTENSIONS = frozenset(
+    ["py", "pyi", "pyx", "ipynb", "js", "jsx", "ts", "tsx", "mjs", "cjs", "json", "jsonl", "toml", "yaml", "yml", "md", "mdx", "rst", "txt", "cfg", "ini", "conf", "env", "sh", "bash", "zsh", "fish", "ps1", "psm1", "bat", "cmd", "c", "h", "cc", "cpp", "cxx", "hpp", "hh", "rs", "go", "java", "kt", "kts", "scala", "rb", "php", "cs", "fs", "swift", "m", "mm", "html", "htm", "css", "scss", "sass", "less", "sql", "xml", "csv", "tsv", "lock", "log", "vue", "svelte", "lua", "pl", "pm", "r", "jl", "ex", "exs", "erl", "hs", "ml", "tf", "hcl", "gradle", "properties", "proto", "graphql", "gql", "dockerfile", "patch", "diff", "pem", "crt", "service", "desktop", "plist"]
+)
 BARE_NAMES = ("Makefile", "Dockerfile", "Containerfile", "Justfile", "Gemfile", "Rakefile", "Procfile",
               "CMakeLists.txt", "BUILD", "WORKSPACE")
 # "Node.js" and friends are products, not files.

