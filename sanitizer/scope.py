@@ -40,8 +40,9 @@ class Scopes:
 
 
 def is_user_ask(view: View, msg: Message) -> bool:
-    """A user message the user typed: has text, is not injected, is not only tool results."""
-    if msg.role != "user" or msg.injected:
+    """A user message the user typed: has text, is not injected, is not only tool results, and
+    is not a tool observation carried as user text (SWE-agent v0, mini-swe-agent)."""
+    if msg.role != "user" or msg.injected or msg.meta.get("observation"):
         return False
     return any(p.kind in ("text", "image") and p.role == "user" and p.text.strip() for p in view.parts_of(msg))
 
