@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from .api import Result, Sanitizer, read_conversations, sanitize
 from .config import ConfigError
+from .fallback import fallback_summary, summarize_with_fallback
 from .formats import FormatError
 from .loader import InputError
 
 __version__ = "0.1.0"
 
 __all__ = ["ConfigError", "FormatError", "InputError", "Result", "Sanitizer", "__version__",
-           "read_conversations", "sanitize"]
+           "fallback_summary", "read_conversations", "sanitize", "summarize_with_fallback"]

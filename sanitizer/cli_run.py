@@ -93,10 +93,11 @@ def process(san: Sanitizer, source: str, content: str | Any, opts: RunOptions) -
         report.extra["check"] = findings
         return Outcome(source, None, report, findings)
     if opts.mode == "summary":
-        from .summary import fallback_summary
+        from .fallback import fallback_summary
 
-        summary = fallback_summary(doc, format=opts.format)
-        report = Report(source=source, format=summary.format, preset="summary", problems=list(doc.problems))
+        adapter = san.adapter_for(doc)
+        summary = fallback_summary(doc, format=adapter.name)
+        report = Report(source=source, format=adapter.name, preset="summary", problems=list(doc.problems))
         report.extra["summary"] = summary.to_dict()
         return Outcome(source, encode(summary.text if summary.text.endswith("\n") else summary.text + "\n"), report)
     if opts.budget is not None:

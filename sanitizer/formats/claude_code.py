@@ -61,7 +61,8 @@ class ClaudeCode(Adapter):
             if msg is not None and msg is last:
                 msg.records.append(i)
             else:
-                msg = view.new_message(role, i, injected=is_injected(rec), sidechain=bool(rec.get("isSidechain")))
+                msg = view.new_message(role, i, injected=is_injected(rec), sidechain=bool(rec.get("isSidechain")),
+                                       compact_summary=bool(rec.get("isCompactSummary")))
                 if api_id:
                     by_api_id[api_id] = msg
             last = msg

@@ -148,8 +148,12 @@ def summarize_with_fallback_messages(
     previous_summary: str | None = None,
     focus: str | None = None,
     max_chars: int = 8000,
+    fallback_messages: Sequence[dict[str, Any]] | None = None,
 ) -> SummaryResult:
     """The first usable summarizer answer, else the deterministic summary.
+
+    `fallback_messages` (default: `messages`) feed the deterministic summary: callers pass the
+    unsanitized messages there, since exit codes and errors read best from the full outputs.
 
     Each summarizer is called with a deep copy of `messages` (the caller's list is never changed).
     Only `Exception`s are caught (a KeyboardInterrupt still stops the run).  With
@@ -171,6 +175,7 @@ def summarize_with_fallback_messages(
         return SummaryResult(answer.strip(), "llm", index, failures)
     if failures and abort_on_failure:
         raise SummaryFailed(failures)
-    summary = summarize_messages(messages, previous_summary=previous_summary, focus=focus,
+    summary = summarize_messages(messages if fallback_messages is None else fallback_messages,
+                                 previous_summary=previous_summary, focus=focus,
                                  reason=_reason(failures) if failures else None, max_chars=max_chars)
     return SummaryResult(summary.text, "fallback", None, failures, summary)

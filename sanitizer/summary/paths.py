@@ -19,13 +19,13 @@ EXTENSIONS = frozenset(
 BARE_NAMES = ("Makefile", "Dockerfile", "Containerfile", "Justfile", "Gemfile", "Rakefile", "Procfile",
               "CMakeLists.txt", "BUILD", "WORKSPACE")
 # "Node.js" and friends are products, not files.
-NOT_FILES = ("node.js", "next.js", "nuxt.js", "vue.js", "react.js", "express.js", "three.js", "d3.js",
+NOT_FILES = ("/dev/null", "/dev/stdout", "/dev/stderr", "/dev/stdin", "/dev/tty", "node.js", "next.js", "nuxt.js", "vue.js", "react.js", "express.js", "three.js", "d3.js",
              "chart.js", "socket.io", "ember.js", "angular.js", "backbone.js", "p5.js", "deno.js")
 
 URL_RE = re.compile(r"\b[a-zA-Z][a-zA-Z0-9+.-]{1,15}://[^\s<>\"'`)\]]*")
 _SEG = r"[\w.@+~-]+"
 PATH_RE = re.compile(
-    r"(?<![\w:/<\\.@-])"
+    r"(?<![\w:/<\\.@\]{})$%~+-])"
     r"(?:"
     r"[A-Za-z]:[\\/](?:[\w .@+~()-]+[\\/])*[\w.@+~()-]+"  # Windows: C:\dir\file, C:/dir/file
     rf"|(?:~|\.{{1,2}})?/?(?:{_SEG}/)+{_SEG}/?"  # a/b, /a/b, ./a, ../a, ~/a
@@ -34,6 +34,9 @@ PATH_RE = re.compile(
     r")"
 )
 LINE_SUFFIX_RE = re.compile(r"(?::\d+)+$")
+# A match followed by one of these is only the start of a glob, a redacted or templated path.
+CUT_SHORT = "*?[{$%"
+DOMAIN_RE = re.compile(r"^(?:www\.)?[a-z0-9-]+(?:\.[a-z0-9-]+)*\.([a-z]{2,6})/", re.I)
 TRAILING = ".,;:!?)]}>'\"`*"
 PATH_KEYS = ("file_path", "path", "filepath", "filename", "file", "notebook_path", "target_file",
              "source", "destination", "dest", "src", "dst", "paths", "files", "cwd", "workdir", "dir",
@@ -47,7 +50,7 @@ def _clean(raw: str) -> str:
     return path.rstrip(TRAILING)
 
 
-def looks_like_path(path: str) -> bool:
+def looks_like_path(path: str, *, strict: bool = False) -> bool:
     """A conservative test: enough shape that a human would call it a file path."""
     if len(path) < 3 or len(path) > 260 or path.startswith("//") or "://" in path:
         return False
@@ -58,6 +61,9 @@ def looks_like_path(path: str) -> bool:
         return True
     if path.lower() in NOT_FILES or re.fullmatch(r"v?\d+(?:\.\d+)+", last):
         return False
+    m = DOMAIN_RE.match(path)
+    if m and m.group(1).lower() not in EXTENSIONS:
+        return False  # github.com/owner/repo: a URL without its scheme
     stem, dot, ext = last.rpartition(".")
     has_ext = bool(dot and stem and ext.lower() in EXTENSIONS)
     if "/" not in path:
@@ -65,18 +71,30 @@ def looks_like_path(path: str) -> bool:
     if path.startswith(("/", "~/", "./", "../")):
         return len(path.strip("/.~")) >= 2 and not re.fullmatch(r"/[A-Za-z]{1,6}", path)
     # Relative a/b: needs an extension or three segments ("and/or", "TCP/IP" are not paths).
-    return has_ext or path.count("/") >= 2 and not path.endswith("/")
+    return has_ext or (not strict and path.count("/") >= 2 and not path.endswith("/"))
 
 
-def find_paths(text: str) -> list[str]:
-    """Paths in prose or a command line, in order of appearance (duplicates kept)."""
+def _cut_short(text: str, end: int) -> bool:
+    nxt = text[end:end + 2]
+    if nxt[:1] in ("/", "\\"):
+        nxt = nxt[1:]
+    return bool(nxt) and nxt[0] in CUT_SHORT and not text.startswith("**", end)
+
+
+def find_paths(text: str, *, strict: bool = False) -> list[str]:
+    """Paths in a command line or, with `strict` (prose), in text, in order of appearance.
+
+    `strict` drops relative paths without a file extension (`API/Team/Enterprise`).
+    """
     if not text:
         return []
     text = URL_RE.sub(lambda m: " " * len(m.group()), text)
     out: list[str] = []
     for m in PATH_RE.finditer(text):
+        if _cut_short(text, m.end()):
+            continue
         path = _clean(m.group())
-        if looks_like_path(path):
+        if looks_like_path(path, strict=strict):
             out.append(path)
     return out
 

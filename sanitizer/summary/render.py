@@ -16,36 +16,50 @@ from . import layout as L
 from .sections import Item
 from .text import clip
 
-NOUNS = {
-    L.ACTIVE_TASK: "chars of the active task",
-    L.FOCUS: "focus excerpts",
-    L.GOAL: "goal items",
-    L.CONSTRAINTS: "constraints",
-    L.ACTIONS: "completed actions",
-    L.STATE: "state items",
-    L.BLOCKED: "blocked items",
-    L.DECISIONS: "decisions",
-    L.RESOLVED: "resolved questions",
-    L.PENDING: "pending asks",
-    L.FILES: "relevant files",
-    L.REMAINING: "remaining items",
+NOUNS = {  # section -> (one, many)
+    L.ACTIVE_TASK: ("char of the active task", "chars of the active task"),
+    L.FOCUS: ("focus excerpt", "focus excerpts"),
+    L.GOAL: ("goal item", "goal items"),
+    L.EARLIER: ("earlier context line", "earlier context lines"),
+    L.CONSTRAINTS: ("constraint", "constraints"),
+    L.ACTIONS: ("completed action", "completed actions"),
+    L.STATE: ("state item", "state items"),
+    L.BLOCKED: ("blocked item", "blocked items"),
+    L.DECISIONS: ("decision", "decisions"),
+    L.RESOLVED: ("resolved question", "resolved questions"),
+    L.PENDING: ("pending ask", "pending asks"),
+    L.FILES: ("relevant file", "relevant files"),
+    L.REMAINING: ("remaining item", "remaining items"),
 }
 # Sections whose first items are the oldest: dropping starts at the front and the marker says
 # "earlier".  The others (files most recent first, todo lists, state) drop from the end.
 OLDEST_FIRST = (L.FOCUS, L.CONSTRAINTS, L.ACTIONS, L.BLOCKED, L.DECISIONS, L.RESOLVED, L.PENDING, L.EARLIER)
 KEEP_RECENT_ACTIONS = 20
 
-# (section, items to keep) — applied in this order until the text fits.  `None` = any section not
-# in the layout (kept from a previous summary).
-DROP_PLAN: tuple[tuple[str | None, int], ...] = (
-    (None, 3), (L.FILES, 10), (L.ACTIONS, KEEP_RECENT_ACTIONS), (L.EARLIER, 5), (L.RESOLVED, 3),
-    (L.DECISIONS, 4), (L.FOCUS, 6), (L.GOAL, 1), (L.BLOCKED, 3), (L.CONSTRAINTS, 6), (L.PENDING, 3),
-    (L.REMAINING, 6), (L.FILES, 3),
-    (None, 0), (L.EARLIER, 0), (L.RESOLVED, 0), (L.DECISIONS, 0), (L.FILES, 0), (L.FOCUS, 0),
-    (L.BLOCKED, 1), (L.CONSTRAINTS, 2), (L.PENDING, 1), (L.REMAINING, 2), (L.ACTIONS, 5), (L.GOAL, 0),
-    (L.BLOCKED, 0), (L.CONSTRAINTS, 0), (L.PENDING, 0), (L.REMAINING, 0), (L.ACTIONS, 0), (L.STATE, 0),
+ALL = None  # every section (in a clip step)
+OTHER = "*"  # any section not in the layout (kept from a previous summary), in a drop step
+# The reduction plan, applied in order until the text fits: ("drop", section, items to keep) leaves
+# out whole items, least useful first; ("clip", limit, section or ALL) shortens long items.  The
+# last 20 completed actions are the last items of their section to go.
+PLAN: tuple[tuple[str, object, object], ...] = (
+    ("drop", OTHER, 3), ("drop", L.FILES, 10), ("drop", L.ACTIONS, KEEP_RECENT_ACTIONS), ("drop", L.EARLIER, 5),
+    ("drop", L.RESOLVED, 3), ("drop", L.DECISIONS, 4), ("drop", L.FOCUS, 6), ("drop", L.GOAL, 1),
+    ("drop", L.BLOCKED, 3), ("drop", L.CONSTRAINTS, 6), ("drop", L.PENDING, 3), ("drop", L.REMAINING, 6),
+    ("drop", L.FILES, 5),
+    ("clip", 240, ALL), *(("clip", 160, k) for k in (L.GOAL, L.EARLIER, L.RESOLVED, L.DECISIONS, L.BLOCKED,
+                                                      L.FOCUS, L.CONSTRAINTS, L.PENDING, L.FILES, L.REMAINING)),
+    ("drop", OTHER, 0), ("drop", L.EARLIER, 2), ("drop", L.RESOLVED, 1), ("drop", L.DECISIONS, 2),
+    ("drop", L.FILES, 3), ("drop", L.FOCUS, 3), ("drop", L.BLOCKED, 2), ("drop", L.CONSTRAINTS, 3),
+    ("drop", L.PENDING, 2), ("drop", L.REMAINING, 3),
+    ("clip", 160, L.ACTIONS), ("clip", 160, L.STATE), ("clip", 100, ALL),
+    ("drop", L.EARLIER, 0), ("drop", L.RESOLVED, 0), ("drop", L.DECISIONS, 0), ("drop", L.FILES, 0),
+    ("drop", L.FOCUS, 0), ("drop", L.BLOCKED, 1), ("drop", L.CONSTRAINTS, 2), ("drop", L.PENDING, 1),
+    ("drop", L.REMAINING, 2), ("drop", L.ACTIONS, 10),
+    ("clip", 60, ALL),
+    ("drop", L.GOAL, 0), ("drop", L.ACTIONS, 3), ("drop", L.STATE, 2), ("drop", L.REMAINING, 1),
+    ("drop", L.BLOCKED, 0), ("drop", L.ACTIONS, 1), ("drop", L.STATE, 0), ("drop", L.REMAINING, 0),
+    ("drop", L.PENDING, 0), ("drop", L.ACTIONS, 0), ("drop", L.CONSTRAINTS, 1), ("drop", L.CONSTRAINTS, 0),
 )
-CLIP_STEPS = (240, 160, 100, 60)
 
 
 @dataclass(slots=True)
@@ -65,7 +79,7 @@ class Section:
         n = self.folded + self.dropped
         if not n:
             return ""
-        noun = NOUNS.get(self.key, "items")
+        noun = NOUNS.get(self.key, ("item", "items"))[n != 1]
         where = "earlier " if self.oldest_first else "more "
         if self.dropped:
             return f"[… {n} {where}{noun} omitted to fit {max_chars} chars]"
@@ -126,9 +140,9 @@ def _drop(page: Page, section: Section, keep: int) -> None:
         section.dropped += len(chosen)
 
 
-def _clip_items(page: Page, limit: int, keys: tuple[str, ...] | None) -> None:
+def _clip_items(page: Page, limit: int, key: str | None) -> None:
     for section in page.sections:
-        if section.key == L.ACTIVE_TASK or (keys is not None and section.key not in keys):
+        if section.key == L.ACTIVE_TASK or (key is not None and section.key != key):
             continue
         for item in section.items:
             if len(item.text) > limit:
@@ -164,27 +178,16 @@ def _hard_cut(text: str, max_chars: int) -> str:
 
 def fit(page: Page) -> str:
     """The page's text, reduced until it is at most `page.max_chars` chars."""
-    text = page.text()
-    if len(text) <= page.max_chars:
-        return text
-    by_key = {s.key: s for s in page.sections}
-    known = set(NOUNS) | {L.EARLIER}
-    for key, keep in DROP_PLAN[:13]:
-        for section in _targets(page, by_key, known, key):
-            _drop(page, section, keep)
-    for limit in CLIP_STEPS:
+    known = set(NOUNS)
+    for step, arg, keep in PLAN:
         if len(page.text()) <= page.max_chars:
-            break
-        _clip_items(page, limit, None)
-    for key, keep in DROP_PLAN[13:]:
-        for section in _targets(page, by_key, known, key):
-            _drop(page, section, keep)
+            return page.text()
+        if step == "clip":
+            _clip_items(page, int(arg), keep)  # type: ignore[arg-type]
+            continue
+        targets = [s for s in page.sections if (s.key not in known if arg == OTHER else s.key == arg)]
+        for section in targets:
+            _drop(page, section, int(keep))  # type: ignore[arg-type]
     _cut_task(page)
     text = page.text()
     return text if len(text) <= page.max_chars else _hard_cut(text, page.max_chars)
-
-
-def _targets(page: Page, by_key: dict[str, Section], known: set[str], key: str | None) -> list[Section]:
-    if key is None:
-        return [s for s in page.sections if s.key not in known]
-    return [by_key[key]] if key in by_key else []

@@ -21,6 +21,8 @@ SENTENCE_CHARS = 300
 ASK_CHARS = 240
 ANSWER_CHARS = 200
 FOCUS_CHARS = 400
+PHRASE_CHARS = 160
+INTERRUPTED = "[Request interrupted"  # the user stopped the call: not an error to work around
 MAX_ACTIONS = 50  # older actions are folded even when there is room
 MAX_BLOCKED = 10
 MAX_DECISIONS = 15
@@ -116,10 +118,11 @@ def blocked_items(session: Session, offset: int, focus: str | None) -> list[Item
             continue
         key = _block_key(call)
         open_failures.pop(key, None)
-        if call.failed:
+        if call.failed and not (call.first_error or "").startswith(INTERRUPTED):
             open_failures[key] = call
     calls = sorted(open_failures.values(), key=lambda c: c.number)
-    return [Item(f"(action {c.number + offset}) {c.phrase} — {c.result}", focus=_mentions(c.arguments, focus))
+    return [Item(f"(action {c.number + offset}) {clip(c.phrase, PHRASE_CHARS)} — {c.result}",
+                 focus=_mentions(c.arguments, focus))
             for c in calls]
 
 
@@ -170,7 +173,7 @@ def file_items(session: Session, focus: str | None) -> list[Item]:
         found += paths_in_args(call.args) if call.args is not None else find_paths(call.arguments)
         from_args.extend(found)
     texts = sorted([(a.index, a.text) for a in session.asks] + [(r.index, r.text) for r in session.replies])
-    from_text = [p for _i, text in texts for p in find_paths(text)]
+    from_text = [p for _i, text in texts for p in find_paths(text, strict=True)]
     paths = ordered_unique(list(reversed(from_args)) + list(reversed(from_text)))
     return [Item(p, focus=_mentions(p, focus)) for p in paths]
 

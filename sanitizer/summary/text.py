@@ -100,23 +100,31 @@ def is_imperative(sentence: str) -> bool:
 
 
 def asks_in(text: str, limit: int = 3) -> list[str]:
-    """The asks in one user message: its questions, else its first sentence when imperative."""
+    """The asks in one user message: its questions, else its first imperative sentence."""
     sents = sentences(text)
     questions = [s for s in sents if is_question(s)]
     if questions:
         return questions[:limit]
-    if sents and is_imperative(sents[0]):
-        return [sents[0]]
+    for i, sentence in enumerate(sents):
+        if is_imperative(sentence):
+            # "Please fix it." says little alone: keep the sentence before it as context.
+            if len(sentence) < 40 and i > 0:
+                return [f"{sents[i - 1]} {sentence}"]
+            return [sentence]
     return []
 
 
-def first_sentence(text: str) -> str:
-    """The first prose sentence of a reply (markdown emphasis and headings skipped)."""
+def first_sentence(text: str, min_chars: int = 25) -> str:
+    """The first prose sentence of a reply (markdown emphasis and headings skipped); a short one
+    ("Done!") is joined by the next so the answer says something."""
+    out = ""
     for sentence in sentences(text):
         plain = sentence.replace("**", "").strip()
         if plain:
-            return plain
-    return one_line(text)
+            out = f"{out} {plain}" if out else plain
+            if len(out) >= min_chars:
+                break
+    return out or one_line(text)
 
 
 def norm_key(text: str) -> str:
