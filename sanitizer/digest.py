@@ -181,8 +181,9 @@ def describe_call(tool: str | None, args: Any) -> CallInfo:
     if key in _PATCH or (raw is not None and "*** Begin Patch" in raw[:2000]):
         paths = patch_paths(raw if raw is not None else str(first(d, _COMMAND_KEYS + ("patch", "diff")) or ""))
         return _edited(name, paths)
-    if key in _SHELL or key in _PYTHON or any(w in key for w in ("bash", "shell", "terminal", "exec_command")):
-        command = first(d, _COMMAND_KEYS) if d else raw
+    command = first(d, _COMMAND_KEYS) if d else raw
+    shellish = any(w in key for w in ("bash", "shell", "terminal", "exec_command")) and command is not None
+    if key in _SHELL or key in _PYTHON or shellish:  # (BashOutput / KillShell have no command: not here)
         if isinstance(command, dict):  # Responses local_shell_call action
             command = command.get("command")
         argv = command if isinstance(command, list) else None
@@ -334,16 +335,20 @@ _EXIT_PATTERNS = (
 )
 _EXIT_LOOSE = regex.compile(r"\b(?:exit(?:ed with)? code|exit status|returncode|return code)[:=]?\s+`?(-?\d+)\b",
                             regex.IGNORECASE)
-_ERROR_LINE = regex.compile(
-    r"(?m)^.*?(?:\bTraceback \(most recent call last\)|\b[A-Z][A-Za-z]*(?:Error|Exception)\b|\bError\b|"
-    r"\bException\b|\bFAILED\b|\bERROR\b|\berror(?:\[\w+\])?:|\bfatal:|\bpanic:|npm ERR!|<tool_use_error>).*$"
+# Every alternative starts with a literal, so the search stays fast on megabytes of output.
+_ERROR_TOKEN = regex.compile(
+    r"Traceback \(most recent call last\)|(?:Error|Exception)\b|(?<!\w)(?:FAILED|ERROR)\b|"
+    r"(?<!\w)(?:error|fatal|panic)(?:\[\w+\])?:|npm ERR!|<tool_use_error>"
 )
 _FAILED_START = regex.compile(
     r"\A\s*(?:<tool_use_error>|Traceback \(most recent call last\)|(?:error|fatal|Error|ERROR|panic)(?:\[\w+\])?:|"
     r"tool call error|Command failed|failed in sandbox|\[Request interrupted)"
 )
+_EXCEPTION_LINE = regex.compile(r"(?m)^(?=\S)(?!Traceback|During handling|The above exception)[^\n]+")
+_EXIT_LINE = regex.compile(r"\s*Exit code:?\s+-?\d+\s*$", regex.IGNORECASE)
 _ANSI = regex.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]")
 _SPACES = regex.compile(r"\s+")
+_CONTROL = regex.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 _TAGS = regex.compile(r"</?tool_use_error>")
 
 
@@ -443,23 +448,30 @@ def outcome(tool: str | None, args: Any, output: Any, is_error: bool | None = No
 def first_error(text: str) -> str | None:
     """The first error-looking line (a Traceback points at its exception line), else the first
     meaningful line; cleaned (ANSI codes, pytest `E ` prefix, runs of spaces) and cut at 160 chars."""
-    m = _ERROR_LINE.search(text)
-    line = m.group(0) if m else ""
-    if m and "Traceback (most recent call last)" in line:
-        tail = regex.search(r"(?m)^(?=\S)(?!Traceback|During handling|The above exception).+$", text, pos=m.end())
-        if tail:
-            line = tail.group(0)
-    if not line.strip() or not clean(line):
+    line = ""
+    m = _ERROR_TOKEN.search(text)
+    if m:
+        line = line_at(text, m.start())
+        if m.group(0).startswith("Traceback"):
+            tail = _EXCEPTION_LINE.search(text, pos=m.end())
+            if tail:
+                line = tail.group(0)
+    if not clean(line):
         for candidate in text.split("\n", 20)[:20]:
-            if clean(candidate) and not regex.match(r"\s*Exit code:?\s+-?\d+\s*$", candidate, flags=regex.I):
+            if clean(candidate) and not _EXIT_LINE.match(candidate):
                 line = candidate
                 break
-    out = clean(line)
-    return out or None
+    return clean(line) or None
+
+
+def line_at(text: str, at: int) -> str:
+    start = text.rfind("\n", 0, at) + 1
+    end = text.find("\n", at)
+    return text[start : end if end != -1 else len(text)]
 
 
 def clean(line: str) -> str:
-    line = _TAGS.sub("", _ANSI.sub("", line))
+    line = _CONTROL.sub("", _TAGS.sub("", _ANSI.sub("", line[: ERROR_CHARS * 8])))
     line = _SPACES.sub(" ", line).strip()
     line = regex.sub(r"^E (?=\S)", "", line)
     return clip(line, ERROR_CHARS, words=False)

@@ -44,7 +44,10 @@ def drop_thinking(part: Part, opts: DropThinkingOptions, ctx: Context) -> Change
         return None
     if opts.mode == "remove" or not text.strip():
         return Change(text="", removed=text, drop=True)
-    return Change(text=opts.placeholder.format(chars=f"{len(text):,}"), removed=text, replace=True)
+    placeholder = opts.placeholder.format(chars=f"{len(text):,}")
+    if len(placeholder) >= len(text):  # nothing saved: a signed block stays byte-exact
+        return None
+    return Change(text=placeholder, removed=text, replace=True)
 
 
 DROP_THINKING = Action(

@@ -171,9 +171,11 @@ def dedupe_tool_results(parts: list[Part], opts: DedupeOptions, ctx: Context) ->
     everything = ctx.view.parts if ctx.view is not None else parts
     position = {id(p): i for i, p in enumerate(everything)}
     # The newest tool_result holding each long text, over the whole view (the tail included).
+    # A digest line is already a one-line summary: two equal digests are not a repeated output.
     newest: dict[str, tuple[int, Part]] = {}
     for i, p in enumerate(everything):
-        if p.kind == "tool_result" and not (p.dropped or p.replaced) and len(p.text) >= opts.min_chars:
+        if (p.kind == "tool_result" and not (p.dropped or p.replaced) and len(p.text) >= opts.min_chars
+                and not is_digest(p.text)):
             newest[p.text] = (i, p)
     out: dict[int, Change] = {}
     for n, part in enumerate(parts):

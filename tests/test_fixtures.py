@@ -1,0 +1,41 @@
+"""The rule fixtures in fixtures/ are the regression suite: one pytest case per fixture case.
+
+`pytest -k trim-tag` runs one action's cases; after an intended change, run
+`python -m sanitizer.testing --update fixtures/<file>.toml` and review the rewrite with `git diff`.
+"""
+
+from __future__ import annotations
+
+import pytest
+from conftest import ROOT
+
+from sanitizer.actions import registry
+from sanitizer.testing import Case, check_case, fixture_files, load_cases
+
+FIXTURES = ROOT / "fixtures"
+RULE_FILES = [p for p in fixture_files(FIXTURES) if p.parent == FIXTURES]
+CASES = [case for path in RULE_FILES for case in load_cases(path)]
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])
+def test_fixture_case(case: Case) -> None:
+    check_case(case)
+
+
+def test_every_action_has_a_fixture_file_with_changed_and_unchanged_cases() -> None:
+    for name in registry():
+        path = FIXTURES / f"{name}.toml"
+        assert path.is_file(), f"no fixture file for action {name}"
+        cases = load_cases(path)
+        part_cases = [c for c in cases if not c.whole_conversation]
+        changed = [c for c in part_cases if c.data["expected"] != c.data["input"]]
+        unchanged = [c for c in part_cases if c.data["expected"] == c.data["input"]]
+        convs = [c for c in cases if c.whole_conversation]
+        assert changed or convs, f"{path.name}: no case where the rule changes something"
+        assert unchanged or convs, f"{path.name}: no case where the rule leaves the text alone"
+
+
+def test_case_names_describe_the_case() -> None:
+    for case in CASES:
+        assert not case.name.rstrip("0123456789_").endswith(("test", "case")), case.id
+        assert len(case.name) >= 8, case.id
