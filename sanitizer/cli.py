@@ -17,10 +17,11 @@ import click
 from . import __version__
 from .config import ConfigError, check_preset, find_user_config, read_user_config
 from .formats import ADAPTERS, FormatError
+from .formats.hermes import StateDbError
 from .loader import InputError
 from .tokens import DEFAULT_ENCODING, EncodingError
 
-USAGE_ERRORS = (ConfigError, FormatError, EncodingError)
+USAGE_ERRORS = (ConfigError, FormatError, EncodingError, StateDbError, click.UsageError)
 
 
 @dataclass

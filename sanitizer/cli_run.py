@@ -67,7 +67,10 @@ def read_input(source: str, opts: RunOptions) -> str | Any:
             if head.startswith(b"SQLite format 3"):
                 from .formats.hermes import read_state_db
 
-                return read_state_db(path, opts.session)
+                if not opts.session:
+                    raise InputError(f"{source}: a Hermes state.db holds many sessions; pick one with --session ID")
+                # Sanitized as a Hermes JSON session; the database itself is opened read-only.
+                return {"session_id": opts.session, "messages": read_state_db(path, opts.session)}
             data = head + fh.read()
     except OSError as exc:
         raise InputError(f"{source}: cannot read: {exc.strerror}") from exc

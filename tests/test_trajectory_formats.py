@@ -400,3 +400,23 @@ def test_default_pack_keeps_pairs_and_json_and_leaves_input_alone(
 
     assert findings(out) == findings(raw.decode("utf-8"))  # no pair broken, none invented
     assert hashlib.sha256(path.read_bytes()).hexdigest() == digest
+
+
+def test_cli_sanitizes_a_state_db_session_read_only(tmp_path: Path) -> None:
+    from click.testing import CliRunner
+
+    from sanitizer.cli import main
+
+    db = tmp_path / "state.db"
+    build_state_db(db)
+    digest = hashlib.sha256(db.read_bytes()).hexdigest()
+    result = CliRunner().invoke(main, [str(db), "--session", "s1", "--quiet"])
+    assert result.exit_code == 0, result.stderr
+    session = json.loads(result.stdout)
+    assert session["session_id"] == "s1"
+    assert [m["role"] for m in session["messages"]] == ["user", "assistant", "tool", "assistant"]
+    missing = CliRunner().invoke(main, [str(db), "--session", "nope"])
+    assert missing.exit_code == 2 and "available sessions: s1, s2" in missing.stderr
+    no_id = CliRunner().invoke(main, [str(db)])
+    assert no_id.exit_code == 1 and "--session ID" in no_id.stderr
+    assert hashlib.sha256(db.read_bytes()).hexdigest() == digest
