@@ -118,3 +118,4 @@ class Anthropic(Adapter):
                 msg = view.new_message(m["role"], record)
                 read_blocks(view, msg, record, base + ("content",), m["content"])
         yield view
+    where = '`[{role, content: [blocks]}]`, JSONL of messages, or a request body with `system`'

@@ -28,6 +28,7 @@ class Adapter:
 
     name = ""
     label = ""
+    where = ""  # where users have such files (README formats table)
 
     def sniff(self, doc: Document) -> int:
         raise NotImplementedError

@@ -80,3 +80,4 @@ class ClaudeCode(Adapter):
         if len(results) != 1:
             return  # ambiguous: only link when the record holds exactly one result
         results[0].copies.extend((record, path) for path, _ in string_leaves(tur, ("toolUseResult",)))
+    where = '`~/.claude/projects/**/*.jsonl`; split assistant lines and `toolUseResult` copies handled'

@@ -66,3 +66,4 @@ class Codex(Responses):
                 if target is not None:
                     target.copies.append((i, path))
         yield view
+    where = '`~/.codex/sessions/**/rollout-*.jsonl`, envelope and legacy layouts; `event_msg` copies handled'

@@ -67,3 +67,4 @@ class Dataset(ChatText):
                 elif looks_like_chat_message(m):
                     read_chat_message(view, i, base, m)
             yield view
+    where = 'one conversation per JSONL line, or `[{..., "messages" or "traj": [...]}]` (e.g. τ-bench)'

@@ -89,3 +89,4 @@ class MiniSweAgent(ChatText):
                     if leaf in owners:
                         owners[leaf].copies.append((record, path))
         yield view
+    where = '`*.traj.json`: `messages` (or a bare list) with `mswea_bash_command` blocks'

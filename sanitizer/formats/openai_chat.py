@@ -111,3 +111,4 @@ class OpenAIChat(ChatText):
             if looks_like_chat_message(m):
                 read_chat_message(view, record, base, m)
         yield view
+    where = 'a list, JSONL, `{"messages": [...]}` or a LiteLLM log'

@@ -86,6 +86,7 @@ def args_text(args: dict[str, Any]) -> str:
 class OpenHands(ChatText):
     name = "openhands"
     label = "OpenHands event history (V0 events, eval output, V1 SDK events)"
+    where = 'V0 event lists, evaluation `output.jsonl` with `history`, V1 SDK events'
 
     def sniff(self, doc: Document) -> int:
         recs = sample(doc, 50)

@@ -99,3 +99,4 @@ class Responses(Adapter):
             elif isinstance(it, dict) and "role" in it and "content" in it:
                 read_item(view, record, base, {**it, "type": "message"})
         yield view
+    where = '`message`, `function_call(_output)`, `reasoning`, `custom_tool_call(_output)` items'

@@ -187,3 +187,4 @@ class SweAgent(ChatText):
                 for j, c in enumerate(content):
                     if isinstance(c, dict) and isinstance(c.get("text"), str) and c["text"] in texts:
                         texts[c["text"]].copies.append((0, base + (i, "content", j, "text")))
+    where = '`*.traj`: v0.x text commands and 1.x function calling; `trajectory[]` copies handled'
