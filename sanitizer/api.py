@@ -11,6 +11,7 @@ from . import formats, loader, transcript
 from .config import Config, load
 from .engine import Cut, Engine, RuleStats
 from .formats.base import Adapter
+from .images import label_of
 from .model import Document, View
 from .report import Report
 from .tokens import DEFAULT_ENCODING, TokenCounter
@@ -98,10 +99,12 @@ class Sanitizer:
     def _fill_report(self, report: Report, views: list[View], stats: dict[str, RuleStats], cuts: list[Cut]) -> None:
         report.conversations = len(views)
         report.messages = sum(len(v.messages) for v in views)
-        parts = [p for v in views for p in v.parts if p.kind not in ("image", "other") or p.replaced]
-        originals = [p.original if p.original is not None else p.text for p in parts]
+        # What a summarizer reads: text of every part, an image as its label (never its data).
+        parts = [p for v in views for p in v.parts if p.kind != "other"]
+        originals = [label_of(p.meta) if p.kind == "image" or p.meta.get("image") else p.original if p.original is not None
+                     else p.text for p in parts]
         report.chars_before = sum(map(len, originals))
-        report.chars_after = sum(len(p.text) for p in parts if not p.dropped)
+        report.chars_after = sum(len(transcript.part_text(p)) for p in parts if not p.dropped)
         report.rules = stats
         report.cuts = cuts
         if not self.count_tokens:

@@ -53,7 +53,7 @@ def options_table() -> str:
     from .cli import main as command
 
     rows = ["| option | what it does |", "|---|---|"]
-    ctx = click.Context(command)
+    ctx = click.Context(command, **command.context_settings)
     for param in command.get_params(ctx):
         record = param.get_help_record(ctx) if isinstance(param, click.Option) else None
         if record is None:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import dataclasses
 import fnmatch
 import hashlib
+import json
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -18,6 +19,7 @@ from .actions.base import Change, Context
 from .config import Config, Rule
 from .model import Part, View
 from .scope import Scopes, compute
+from .tags import find_blocks, outermost
 from .tokens import TokenCounter
 
 
@@ -46,6 +48,14 @@ class RuleStats:
     pairs: list[tuple[str, str]] = field(default_factory=list)  # (old, new) texts, for token savings
 
 
+def _decoded(text: str) -> str:
+    """JSON text with its string escapes decoded (`\\u65e5` → 日), or the text itself."""
+    try:
+        return json.dumps(json.loads(text), ensure_ascii=False)
+    except ValueError:
+        return text
+
+
 class Engine:
     """Runs the active rules of a `Config` over views; reusable and stateless between views."""
 
@@ -66,6 +76,9 @@ class Engine:
             if part.original is None:
                 part.original = part.text
         ctx = Context(view=view, protected_messages=scopes.protected)
+        # Protected tag names are known before any rule runs, whether or not keep-tag selects parts.
+        ctx.cache["protected_tags"] = {"key_info"} | {
+            t for r in self.config.active if r.action.name == "keep-tag" for t in getattr(r.options, "tags", ())}
         for p in view.parts:
             if p.call_id is None:
                 continue
@@ -91,8 +104,33 @@ class Engine:
         return scopes
 
     @staticmethod
+    def _keep_protected(old: str, change: Change, ctx: Context, is_json: bool) -> Change | None:
+        """A change that would lose a protected block (`<key_info>` …) gets it appended back.
+
+        Whole-part replacements (digests, thinking placeholders) do not look inside the text;
+        this is where "key_info is never cut, whatever else applies" is enforced for them.
+        Tool arguments are JSON: compared decoded, and a change losing a block is refused
+        (appending would break the JSON).
+        """
+        if "<" not in old:
+            return change
+        names = sorted(ctx.cache.get("protected_tags") or {"key_info"})
+        kept = "" if change.drop else change.text
+        if is_json:
+            old, kept = _decoded(old), _decoded(kept)
+        lost = [old[b.start:b.end] for b in outermost(find_blocks(old, names))
+                if b.closed and old[b.start:b.end] not in kept]
+        if not lost:
+            return change
+        if is_json:
+            return None
+        if change.drop:
+            return Change(text="\n".join(lost), removed=change.removed, replace=True)
+        return dataclasses.replace(change, text="\n".join([change.text, *lost]))
+
+    @staticmethod
     def _matches(rule: Rule, p: Part, ctx: Context) -> bool:
-        if p.dropped or p.replaced or p.kind not in rule.kinds:
+        if p.dropped or p.kind not in rule.kinds:
             return False
         if rule.roles and p.role not in rule.roles:
             return False
@@ -116,17 +154,29 @@ class Engine:
                cuts: list[Cut], view: View) -> None:
         old = part.text
         structural = change.replace or change.drop
-        if not structural:
-            if part.signed:
-                return  # a signed block is kept byte-exact or replaced whole, never edited
-            if change.text == old or not self.shrinks(old, change.text):
-                return
-        elif part.kind != "image" and not change.drop and not self.shrinks(old, change.text):
+        if change.text == old and not structural:
             return
+        if not structural and part.signed:
+            return  # a signed block is kept byte-exact or replaced whole, never edited
+        if part.kind != "image" and not change.drop and not rule.action.always and not self.shrinks(old, change.text):
+            return
+        kept = self._keep_protected(old, change, ctx, part.kind == "tool_call")
+        if kept is None:
+            return
+        change = kept
         removed = change.removed or (part.meta.get("data") if part.kind == "image" else None) or old
         part.text = change.text
-        part.replaced = part.replaced or change.replace
         part.dropped = part.dropped or change.drop
+        if change.replace:
+            # The whole block is plain, unsigned content from now on, of the kind the adapter will
+            # read it back as (a text block; a thinking field stays thinking), so later rules in
+            # this run see what a second run would see.
+            part.replaced = True
+            part.meta["image"] = part.meta.get("image") or part.kind == "image"
+            part.meta["replaced_kind"] = part.meta.get("replaced_kind") or part.kind
+            part.meta["signed"] = False
+            part.kind = part.meta.get("replaced_as") or (
+                "text" if part.block is not None and not part.meta.get("field") else part.kind)
         if part.copies:
             self._carry_to_copies(rule, part, old, change, ctx, view)
         st.hits += 1

@@ -128,8 +128,11 @@ def run_case(case: Case) -> tuple[Any, Result]:
     result = san.sanitize(messages)
     kind = case.data.get("kind", "text")
     view = result.views[0]
-    target = [p for p in view.parts if p.message >= 1 and (p.kind == kind or p.replaced and p.original is not None)
-              and p.original == case.data["input"]]
+    if kind == "image":
+        target = [p for p in view.parts if p.kind == "image" or p.meta.get("image")]
+    else:
+        target = [p for p in view.parts if p.message >= 1 and p.original == case.data["input"]
+                  and (p.kind == kind or p.meta.get("replaced_kind") == kind)]
     if not target:
         raise AssertionError(f"{case.id}: the case's part was not found in the view")
     part = target[0]

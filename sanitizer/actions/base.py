@@ -69,6 +69,8 @@ class Action:
     Exactly one of `run` (called once per selected part) or `run_batch` (called once with all
     selected parts, returns changes keyed by the part's index in that list) is set.
     `kinds` is the default part-kind selector of a rule using this action.
+    `always`: the change applies even when the text does not get shorter in tokens (redaction:
+    `[REDACTED:credential]` may be longer than the password it hides, and must still win).
     """
 
     name: str
@@ -77,3 +79,4 @@ class Action:
     kinds: tuple[str, ...]
     run: PartFn | None = None
     run_batch: BatchFn | None = None
+    always: bool = False

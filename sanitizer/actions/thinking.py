@@ -11,7 +11,9 @@ import re
 from dataclasses import dataclass
 
 from ..model import Part
+from ..spans import split_kept_blocks
 from .base import Action, Change, Context, Doc
+from .tagged import protected_tags
 
 MODES = ("placeholder", "remove")
 
@@ -37,10 +39,10 @@ def placeholder_pattern(template: str) -> re.Pattern[str]:
 
 
 def drop_thinking(part: Part, opts: DropThinkingOptions, ctx: Context) -> Change | None:
-    if part.replaced or part.dropped:
+    if part.dropped:
         return None
     text = part.text
-    if placeholder_pattern(opts.placeholder).fullmatch(text.strip()):
+    if placeholder_pattern(opts.placeholder).fullmatch(split_kept_blocks(text, protected_tags(ctx))[0].strip()):
         return None
     if opts.mode == "remove" or not text.strip():
         return Change(text="", removed=text, drop=True)

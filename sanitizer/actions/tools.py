@@ -9,8 +9,9 @@ from typing import Any
 
 from ..digest import digest_line, is_digest
 from ..model import Part
-from ..spans import cut_middle, has_marker
+from ..spans import cut_middle, has_marker, split_kept_blocks
 from .base import Action, Change, Context, Doc
+from .tagged import protected_tags
 
 
 def _positive(name: str, value: int) -> None:
@@ -39,7 +40,7 @@ class DigestOptions:
 
 def digest_tool_result(part: Part, opts: DigestOptions, ctx: Context) -> Change | None:
     text = part.text
-    if len(text) <= opts.min_chars or is_digest(text):
+    if len(text) <= opts.min_chars or is_digest(split_kept_blocks(text, protected_tags(ctx))[0]):
         return None
     tool, args = _call_of(part, ctx)
     is_error = part.meta.get("is_error")

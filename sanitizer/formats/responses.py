@@ -74,7 +74,8 @@ def read_item(view: View, record: int, base: Path, it: dict[str, Any]) -> None:
             for i, c in enumerate(it.get(key) or []):
                 if isinstance(c, dict) and isinstance(c.get("text"), str):
                     view.add(msg, Part("thinking", "assistant", 0, record, base + (key, i, "text"), c["text"],
-                                       block=base + (key, i), meta={"signed": signed, "text_type": c.get("type")}))
+                                       block=base + (key, i), meta={"signed": signed, "text_type": c.get("type"),
+                                                                    "replaced_as": "thinking"}))
 
 
 class Responses(Adapter):
@@ -86,6 +87,17 @@ class Responses(Adapter):
         if part.kind == "image":
             kind = "input_text"
         return {"type": kind, "text": text}
+
+    def write(self, view: View) -> None:
+        super().write(view)
+        # A reasoning item whose text was replaced no longer matches its encrypted_content; a
+        # provider would reject the pair, so the opaque blob goes with the edit.
+        for part in view.parts:
+            if part.replaced and part.meta.get("replaced_kind") == "thinking" and part.block is not None:
+                item = view.doc.get(part.record, part.block[:-2])
+                if isinstance(item, dict) and "encrypted_content" in item:
+                    del item["encrypted_content"]
+                    view.doc.dirty.add(part.record)
 
     def sniff(self, doc: Document) -> int:
         located = message_list(doc, ("input", "items", "messages"))

@@ -1,0 +1,298 @@
+"""Actions on plain text: redact-secrets, image-placeholder, collapse-code, trim-text, collapse-blank-lines.
+
+Each returns None when it does not apply, is idempotent, and leaves `<key_info>` blocks (and the
+tags registered by `keep-tag`) verbatim, with one deliberate exception: `redact-secrets` also
+redacts inside them, because a credential must never reach a second model.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import regex
+
+from .. import secrets as _secrets
+from .. import spans as _spans
+from .. import tags as _tags
+from ..images import image_placeholder_text, label_of
+from ..model import Part
+from .base import Action, Change, Context, Doc
+from .tagged import protected_tags
+
+
+def _non_negative(**values: int) -> None:
+    for key, value in values.items():
+        if value < 0:
+            raise ValueError(f"{key.replace('_', '-')} must be >= 0, got {value}")
+
+
+def _outside(text: str, ctx: Context, fn: Callable[[str], str]) -> str:
+    """Apply `fn` to every stretch of `text` outside protected tag blocks."""
+    prot = _tags.spans(text, protected_tags(ctx)) if "<" in text else []
+    if not prot:
+        return fn(text)
+    pieces: list[str] = []
+    pos = 0
+    for s, e in prot:
+        pieces.append(fn(text[pos:s]))
+        pieces.append(text[s:e])
+        pos = e
+    pieces.append(fn(text[pos:]))
+    return "".join(pieces)
+
+
+# --- redact-secrets ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class RedactSecretsOptions:
+    pass
+
+
+def redact_secrets(part: Part, opts: RedactSecretsOptions, ctx: Context) -> Change | None:
+    new, removed = _secrets.redact(part.text)
+    if not removed or new == part.text:
+        return None
+    # A signed thinking block may not be edited in place: it becomes a plain text part instead.
+    return Change(text=new, removed="\n".join(removed), replace=part.signed)
+
+
+REDACT_SECRETS = Action(
+    always=True,
+    name="redact-secrets",
+    options=RedactSecretsOptions,
+    doc=Doc(
+        what="Replaces credentials by `[REDACTED:<kind>]`: OpenAI/Anthropic/Google keys, GitHub and "
+             "Slack tokens, AWS key ids and secret keys, JWTs, PEM private keys, Authorization "
+             "headers, URL user:password, credential query parameters and NAME=value secrets",
+        why="Credentials must never reach a second model or a log",
+        loses="The secret values (their kind stays visible); also inside <key_info>",
+        before="git clone https://alice:s3cret@github.com/acme/app.git",
+        after="git clone https://[REDACTED:url-credentials]@github.com/acme/app.git",
+    ),
+    kinds=("text", "thinking", "tool_call", "tool_result"),
+    run=redact_secrets,
+)
+
+
+# --- image-placeholder ------------------------------------------------------------------------
+
+DATA_URI_RE = regex.compile(
+    r"data:(?<mime>[A-Za-z0-9.+-]++\\?/[A-Za-z0-9.+-]++)?+(?:;[A-Za-z0-9.+-]++=[^;,\s\"'\\]*+)*+"
+    r";base64,(?<b64>(?:[A-Za-z0-9+=]|\\?/)++)"
+)
+
+
+@dataclass(frozen=True, slots=True)
+class ImagePlaceholderOptions:
+    data_uris: bool = True  # also replace `data:…;base64,…` runs inside text
+
+
+def _replace_data_uris(text: str) -> str:
+    def repl(m: regex.Match[str]) -> str:
+        mime = (m.group("mime") or "").replace("\\/", "/") or None
+        new = image_placeholder_text(mime, m.group("b64").replace("\\/", "/"))
+        return new if len(new) < len(m.group(0)) else m.group(0)
+
+    return DATA_URI_RE.sub(repl, text)
+
+
+def image_placeholder(part: Part, opts: ImagePlaceholderOptions, ctx: Context) -> Change | None:
+    if part.kind == "image":
+        if part.replaced:
+            return None
+        return Change(text=label_of(part.meta), replace=True)
+    if not opts.data_uris or ";base64," not in part.text:
+        return None
+    new = _outside(part.text, ctx, _replace_data_uris)
+    if len(new) >= len(part.text):
+        return None
+    return Change(text=new)
+
+
+IMAGE_PLACEHOLDER = Action(
+    name="image-placeholder",
+    options=ImagePlaceholderOptions,
+    doc=Doc(
+        what="Turns image blocks, and `data:<mime>;base64,…` runs inside any text or JSON string, into "
+             "`[image: <type>, <decoded size>, sha256:<first 8 hex>]` (non-image data: `[file: …]`; "
+             "URL images: type and URL without query)",
+        why="A summarizer cannot read base64, and one screenshot outweighs the whole conversation",
+        loses="The image bytes (type, size and a fingerprint stay)",
+        before='{"screenshot": "data:image/png;base64,iVBORw0KGgo…(190,000 chars)"}',
+        after='{"screenshot": "[image: image/png, 139 KB, sha256:1a2b3c4d]"}',
+    ),
+    kinds=("image", "text", "tool_result", "tool_call"),
+    run=image_placeholder,
+)
+
+
+# --- collapse-code ----------------------------------------------------------------------------
+
+_OPEN_RE = regex.compile(r" {0,3}+(?<fence>`{3,}+|~{3,}+)(?<info>[^\n]*+)")
+_NOTE_RE = regex.compile(r"… \([0-9,]+ more lines(?:, [^)\n]*)?\)")
+
+
+@dataclass(frozen=True, slots=True)
+class CollapseCodeOptions:
+    max_lines: int = 6
+    keep_lines: int = 5
+
+    def __post_init__(self) -> None:
+        _non_negative(max_lines=self.max_lines, keep_lines=self.keep_lines)
+        if self.keep_lines >= self.max_lines:
+            raise ValueError(f"keep-lines ({self.keep_lines}) must be less than max-lines ({self.max_lines})")
+
+
+def _closes(line: str, fence: str) -> bool:
+    """A closing fence: up to 3 spaces, at least as many fence chars as the opening, nothing else."""
+    body = line.rstrip("\r\n").rstrip(" \t")
+    stripped = body.lstrip(" ")
+    return (len(body) - len(stripped) <= 3 and len(stripped) >= len(fence)
+            and stripped.count(fence[0]) == len(stripped))
+
+
+def _collapse_code(text: str, opts: CollapseCodeOptions) -> str:
+    starts = [0]
+    i = text.find("\n")
+    while i >= 0:
+        starts.append(i + 1)
+        i = text.find("\n", i + 1)
+    lines = [text[s:e] for s, e in zip(starts, [*starts[1:], len(text)], strict=True)]
+    out: list[str] = []
+    i = 0
+    while i < len(lines):
+        m = _OPEN_RE.fullmatch(lines[i].rstrip("\r\n"))
+        if m is None or (m["fence"][0] == "`" and "`" in m["info"]):
+            out.append(lines[i])
+            i += 1
+            continue
+        fence = m["fence"]
+        j = i + 1
+        while j < len(lines) and not _closes(lines[j], fence):
+            j += 1
+        if j == len(lines):  # unclosed fence: leave the rest alone
+            out.extend(lines[i:])
+            break
+        body = lines[i + 1:j]
+        out.append(lines[i])
+        if len(body) > opts.max_lines and not _NOTE_RE.fullmatch(body[-1].rstrip("\r\n")):
+            more = len(body) - opts.keep_lines
+            lang = m["info"].strip().split(" ", 1)[0].strip("{}.") if m["info"].strip() else ""
+            nl = "\r\n" if body[-1].endswith("\r\n") else "\n"
+            kept = body[:opts.keep_lines]
+            if kept and not kept[-1].endswith("\n"):
+                kept[-1] += nl
+            out.extend(kept)
+            out.append(f"… ({more:,} more lines{', ' + lang if lang else ''}){nl}")
+        else:
+            out.extend(body)
+        out.append(lines[j])
+        i = j + 1
+    return "".join(out)
+
+
+def collapse_code(part: Part, opts: CollapseCodeOptions, ctx: Context) -> Change | None:
+    if "```" not in part.text and "~~~" not in part.text:
+        return None
+    new = _outside(part.text, ctx, lambda t: _collapse_code(t, opts))
+    if len(new) >= len(part.text):
+        return None
+    return Change(text=new)
+
+
+COLLAPSE_CODE = Action(
+    name="collapse-code",
+    options=CollapseCodeOptions,
+    doc=Doc(
+        what="Shortens a fenced code block of more than `max-lines` lines to its first `keep-lines` "
+             "lines and a `… (N more lines, lang)` note; fences stay, unclosed fences are left alone",
+        why="Code the agent already wrote to disk is noise for a summarizer; its start says what it is",
+        loses="All but the first lines of long code blocks",
+        before="```python\nimport os\nimport sys\n\n\ndef main():\n    config = load_config(sys.argv[1])\n"
+               "    results = run_all(config)\n    report(results)\n```",
+        after="```python\nimport os\nimport sys\n\n\ndef main():\n… (3 more lines, python)\n```",
+    ),
+    kinds=("text", "tool_result"),
+    run=collapse_code,
+)
+
+
+# --- trim-text --------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class TrimTextOptions:
+    max_chars: int = 6000
+    head: int = 4000
+    tail: int = 1500
+
+    def __post_init__(self) -> None:
+        _non_negative(max_chars=self.max_chars, head=self.head, tail=self.tail)
+
+
+def trim_text(part: Part, opts: TrimTextOptions, ctx: Context) -> Change | None:
+    if len(part.text) <= opts.max_chars:
+        return None
+    cut = _spans.cut_middle(part.text, opts.head, opts.tail, protected_tags=protected_tags(ctx))
+    if cut is None:
+        return None
+    return Change(text=cut[0], removed=cut[1])
+
+
+TRIM_TEXT = Action(
+    name="trim-text",
+    options=TrimTextOptions,
+    doc=Doc(
+        what="Cuts the middle of any text over `max-chars`, keeping `head` + `tail` chars and a "
+             "`…[trimmed N chars]…` marker",
+        why="Errors and results live at the end of outputs, intent at the start",
+        loses="The middle of long texts, except protected blocks and up to 5 error lines; URLs, "
+              "paths, inline code and flags at the cut points are kept whole",
+        before="(10,000 chars of build log)",
+        after="(first 4,000 chars)…[trimmed 4,500 chars]…(last 1,500 chars)",
+    ),
+    kinds=("text", "tool_result"),
+    run=trim_text,
+)
+
+
+# --- collapse-blank-lines ---------------------------------------------------------------------
+
+_BLANKS_RE = regex.compile(r"\r?\n(?:[ \t]*+\r?\n){2,}+")
+
+
+def _collapse_blanks(text: str) -> str:
+    return _BLANKS_RE.sub(lambda m: "\r\n\r\n" if m.group(0)[0] == "\r" else "\n\n", text)
+
+
+@dataclass(frozen=True, slots=True)
+class CollapseBlankLinesOptions:
+    pass
+
+
+def collapse_blank_lines(part: Part, opts: CollapseBlankLinesOptions, ctx: Context) -> Change | None:
+    if part.text.count("\n") < 3:
+        return None
+    new = _outside(part.text, ctx, _collapse_blanks)
+    if len(new) >= len(part.text):
+        return None
+    return Change(text=new)
+
+
+COLLAPSE_BLANK_LINES = Action(
+    name="collapse-blank-lines",
+    options=CollapseBlankLinesOptions,
+    doc=Doc(
+        what="Turns three or more line breaks (blank or whitespace-only lines) into two",
+        why="Runs of blank lines cost tokens and carry nothing",
+        loses="Vertical spacing only",
+        before="done.\n\n\n\nNext step",
+        after="done.\n\nNext step",
+    ),
+    kinds=("text", "thinking", "tool_result"),
+    run=collapse_blank_lines,
+)
+
+ACTIONS = (REDACT_SECRETS, IMAGE_PLACEHOLDER, COLLAPSE_CODE, TRIM_TEXT, COLLAPSE_BLANK_LINES)

@@ -1,0 +1,113 @@
+"""Credential redaction: every family, no false positives on prose and hashes, idempotent, JSON-safe."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from sanitizer.actions import text as text_actions
+from sanitizer.actions.base import Context
+from sanitizer.model import Part
+from sanitizer.secrets import REDACTED_RE, redact
+
+# Fake credentials, built from pieces so no scanner mistakes this file for a leak.
+OPENAI = "sk-" + "proj-" + "Ab3dEf6hIj9kLm2nOp5qRs8tUv1wXy4z_Ab3dEf6h"
+OPENAI_LEGACY = "sk-" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8S9t0U1v2W3x4"
+ANTHROPIC = "sk-" + "ant-api03-" + "Zy8Xw7Vu6Ts5Rq4Po3Nm2Lk1Ji0Hg9Fe8Dc7Ba6-AbCdEfGh"
+GHP = "ghp" + "_" + "aBcDeFgHiJkLmNoPqRsTuVwXyZ0123456789"
+GHS = "ghs" + "_" + "0123456789aBcDeFgHiJkLmNoPqRsTuVwXyZ"
+GH_PAT = "github" + "_pat_" + "11ABCDEFG0aBcDeFgHiJkL_mNoPqRsTuVwXyZ0123456789aBcDeFgHiJkLmNoP"
+SLACK = "xox" + "b-" + "123456789012-1234567890123-AbCdEfGhIjKlMnOpQrStUvWx"
+AKIA = "AKIA" + "IOSFODNN7EXAMPLE"
+AWS_SECRET = "wJalrXUtnFEMI/K7MDENG/" + "bPxRfiCYEXAMPLEKEY"
+GOOGLE = "AIza" + "SyD-9tSrke72PouQMnMX-a7eZSW0jkFMBWY"
+JWT = "eyJ" + "hbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c"
+PEM = "-----BEGIN RSA " + "PRIVATE KEY-----\nMIIEowIBAAKCAQEAu1SU1LfVLPHCozMxH2Mo4lgOEePzNm0tRgeLezV6ffAt0gun\nVTLw7onLRnrq0/IzW7yWR7QkrmBL7jTKEn5u+qKhbwKfBstIs+bMY2Zkp18gnTxK\n-----END RSA PRIVATE KEY-----"
+
+CASES = [
+    (f"export OPENAI_API_KEY={OPENAI}", "export OPENAI_API_KEY=[REDACTED:openai-key]"),
+    (f"key {OPENAI_LEGACY} used", "key [REDACTED:openai-key] used"),
+    (f"client = Anthropic(api_key='{ANTHROPIC}')", "client = Anthropic(api_key='[REDACTED:anthropic-key]')"),
+    (f"push with {GHP}", "push with [REDACTED:github-token]"),
+    (f"app token {GHS}.", "app token [REDACTED:github-token]."),
+    (f"GITHUB_TOKEN={GH_PAT}", "GITHUB_TOKEN=[REDACTED:github-token]"),
+    (f"slack: {SLACK}", "slack: [REDACTED:slack-token]"),
+    (f"aws_access_key_id = {AKIA}", "aws_access_key_id = [REDACTED:aws-access-key-id]"),
+    (f"aws_secret_access_key = {AWS_SECRET}", "aws_secret_access_key = [REDACTED:aws-secret-key]"),
+    (f"maps?key={GOOGLE}", "maps?key=[REDACTED:google-api-key]"),
+    (f"cookie session={JWT}; path=/", "cookie session=[REDACTED:jwt]; path=/"),
+    (f"{PEM}\ndone", "[REDACTED:private-key]\ndone"),
+    ("-----BEGIN OPENSSH " + "PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQAAAA\nAAAAABAAABlwAAAAdzc2gtcn\n(output truncated)",
+     "[REDACTED:private-key]\n(output truncated)"),
+    ('curl -H "Authorization: Bearer abc123def456ghi789" https://api.example.com',
+     'curl -H "Authorization: Bearer [REDACTED:auth-header]" https://api.example.com'),
+    ("Authorization: Basic dXNlcjpwYXNzd29yZA==", "Authorization: Basic [REDACTED:auth-header]"),
+    ("git clone https://alice:s3cr3t-pw@github.com/acme/app.git",
+     "git clone https://[REDACTED:url-credentials]@github.com/acme/app.git"),
+    ("postgres://app:hunter2@db.internal:5432/main", "postgres://[REDACTED:url-credentials]@db.internal:5432/main"),
+    ("GET /cb?state=xyz&access_token=abc.def&x=1", "GET /cb?state=xyz&access_token=[REDACTED:query-credential]&x=1"),
+    ("https://s3.amazonaws.com/b/k?X-Amz-Signature=0a1b2c&X-Amz-Expires=60",
+     "https://s3.amazonaws.com/b/k?X-Amz-Signature=[REDACTED:query-credential]&X-Amz-Expires=60"),
+    ("DB_PASSWORD=hunter22", "DB_PASSWORD=[REDACTED:credential]"),
+    ('{"password": "c0rrect-horse"}', '{"password": "[REDACTED:credential]"}'),
+]
+
+
+@pytest.mark.parametrize(("before", "after"), CASES, ids=[c[1].split("[REDACTED:")[1].split("]")[0] + f"-{i}"
+                                                          for i, c in enumerate(CASES)])
+def test_redacts_each_family(before: str, after: str) -> None:
+    assert redact(before)[0] == after
+    assert redact(after) == (after, [])
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "The token is refreshed every hour; the secret sauce is caching.",
+        "commit 3f786850e387550fdab836ed7e6dc881de23001b and sha256 e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855",
+        "max_tokens=4096, temperature=0.2",
+        "api_key = os.environ['API_KEY']",
+        "token = get_token()",
+        'curl -H "Authorization: Bearer $TOKEN" https://api.example.com',
+        "scikit-learn uses sk-learn-style names like sk-learn-preprocessing-pipeline",
+        "Bearer tokens are sent in the Authorization header.",
+        "see https://example.com/docs?page=2&lang=en",
+        "password: ******",
+        "[REDACTED:openai-key]",
+    ],
+)
+def test_leaves_prose_hashes_and_code_alone(text: str) -> None:
+    assert redact(text) == (text, [])
+
+
+def test_secrets_inside_json_strings_keep_the_json_valid() -> None:
+    doc = {"cmd": f"curl -u x -H 'Authorization: Bearer {JWT}'", "key": PEM, "env": f"K={OPENAI}\\path"}
+    raw = json.dumps(doc)
+    new, removed = redact(raw)
+    assert len(removed) == 3
+    back = json.loads(new)
+    assert back["key"] == "[REDACTED:private-key]"
+    assert OPENAI not in new and JWT not in new
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from([OPENAI, ANTHROPIC, GHP, SLACK, AKIA, GOOGLE, JWT, PEM, " ", "\n", '"', "\\",
+                                 "password=", "?token=", "Authorization: ", "https://u:p@h/", "word", "=",
+                                 "[REDACTED:jwt]", "é", "😀"]), max_size=25).map("".join))
+def test_redaction_is_idempotent_and_json_safe(text: str) -> None:
+    once, _ = redact(text)
+    assert redact(once) == (once, [])
+    raw = json.dumps(text)
+    json.loads(redact(raw)[0])
+    for marker in REDACTED_RE.findall(once):
+        assert '"' not in marker and "\\" not in marker
+
+
+def test_redact_action_replaces_signed_thinking_whole() -> None:
+    signed = Part(kind="thinking", role="assistant", message=0, record=0, path=(),
+                  text=f"the key is {OPENAI}", meta={"signed": True})
+    ch = text_actions.REDACT_SECRETS.run(signed, text_actions.RedactSecretsOptions(), Context(view=None))  # type: ignore[misc]
+    assert ch is not None and ch.replace and ch.text == "the key is [REDACTED:openai-key]"
