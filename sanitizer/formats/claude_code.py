@@ -37,7 +37,7 @@ class ClaudeCode(Adapter):
     label = "Claude Code session JSONL"
 
     def sniff(self, doc: Document) -> int:
-        if doc.container != "jsonl":
+        if doc.container == "json-object" and not isinstance(doc.records[0], dict):
             return 0
         recs = [r for r in sample(doc, 300) if isinstance(r, dict)]
         hits = sum(1 for r in recs if r.get("type") in ("user", "assistant") and isinstance(r.get("message"), dict)

@@ -22,7 +22,7 @@ class Codex(Responses):
     label = "Codex CLI rollout JSONL"
 
     def sniff(self, doc: Document) -> int:
-        if doc.container != "jsonl":
+        if doc.container == "json-object" and not isinstance(doc.records[0], dict):
             return 0
         recs = [r for r in sample(doc, 300) if isinstance(r, dict)]
         if not recs:
