@@ -40,7 +40,8 @@ ALL = None  # every section (in a clip step)
 OTHER = "*"  # any section not in the layout (kept from a previous summary), in a drop step
 # The reduction plan, applied in order until the text fits: ("drop", section, items to keep) leaves
 # out whole items, least useful first; ("clip", limit, section or ALL) shortens long items.  The
-# last 20 completed actions are the last items of their section to go.
+# last 20 completed actions are the last items of their section to go; before any of them is cut
+# or clipped, ("bare", ACTIONS) drops their outcomes so the targets stay whole.
 PLAN: tuple[tuple[str, object, object], ...] = (
     ("drop", OTHER, 3), ("drop", L.FILES, 10), ("drop", L.ACTIONS, KEEP_RECENT_ACTIONS), ("drop", L.EARLIER, 5),
     ("drop", L.RESOLVED, 3), ("drop", L.DECISIONS, 4), ("drop", L.FOCUS, 6), ("drop", L.GOAL, 1),
@@ -51,14 +52,17 @@ PLAN: tuple[tuple[str, object, object], ...] = (
     ("drop", OTHER, 0), ("drop", L.EARLIER, 2), ("drop", L.RESOLVED, 1), ("drop", L.DECISIONS, 2),
     ("drop", L.FILES, 3), ("drop", L.FOCUS, 3), ("drop", L.BLOCKED, 2), ("drop", L.CONSTRAINTS, 3),
     ("drop", L.PENDING, 2), ("drop", L.REMAINING, 3),
-    ("clip", 160, L.ACTIONS), ("clip", 160, L.STATE), ("clip", 100, ALL),
+    ("bare", L.ACTIONS, None), ("clip", 160, L.ACTIONS), ("clip", 160, L.STATE), ("clip", 100, ALL),
     ("drop", L.EARLIER, 0), ("drop", L.RESOLVED, 0), ("drop", L.DECISIONS, 0), ("drop", L.FILES, 0),
     ("drop", L.FOCUS, 0), ("drop", L.BLOCKED, 1), ("drop", L.CONSTRAINTS, 2), ("drop", L.PENDING, 1),
-    ("drop", L.REMAINING, 2), ("drop", L.ACTIONS, 10),
+    ("drop", L.REMAINING, 2),
+    # Past this point the last 20 actions would go: first everything but the user's constraints.
+    ("drop", L.GOAL, 0), ("drop", L.STATE, 2), ("drop", L.REMAINING, 1), ("drop", L.BLOCKED, 0),
+    ("drop", L.STATE, 0), ("drop", L.REMAINING, 0), ("drop", L.PENDING, 0),
+    ("drop", L.ACTIONS, 10),
     ("clip", 60, ALL),
-    ("drop", L.GOAL, 0), ("drop", L.ACTIONS, 3), ("drop", L.STATE, 2), ("drop", L.REMAINING, 1),
-    ("drop", L.BLOCKED, 0), ("drop", L.ACTIONS, 1), ("drop", L.STATE, 0), ("drop", L.REMAINING, 0),
-    ("drop", L.PENDING, 0), ("drop", L.ACTIONS, 0), ("drop", L.CONSTRAINTS, 1), ("drop", L.CONSTRAINTS, 0),
+    ("drop", L.ACTIONS, 3), ("drop", L.ACTIONS, 1), ("drop", L.CONSTRAINTS, 1), ("drop", L.ACTIONS, 0),
+    ("drop", L.CONSTRAINTS, 0),
 )
 
 
@@ -149,6 +153,19 @@ def _clip_items(page: Page, limit: int, key: str | None) -> None:
                 item.text = clip(item.text, limit)
 
 
+def _bare_actions(page: Page) -> None:
+    """`VERB target — outcome [tool: name]` → `VERB target [tool: name]`, except for the last
+    three actions, whose outcomes say where the work stands."""
+    for section in page.sections:
+        if section.key != L.ACTIONS:
+            continue
+        for item in section.items[:-3]:
+            tool = item.text.rfind(" [tool: ")
+            dash = item.text.rfind(" — ", 0, tool if tool != -1 else len(item.text))
+            if dash != -1:
+                item.text = item.text[:dash] + (item.text[tool:] if tool != -1 else "")
+
+
 def _cut_task(page: Page) -> None:
     task = next((s for s in page.sections if s.key == L.ACTIVE_TASK and s.items), None)
     if task is None:
@@ -184,6 +201,9 @@ def fit(page: Page) -> str:
             return page.text()
         if step == "clip":
             _clip_items(page, int(arg), keep)  # type: ignore[arg-type]
+            continue
+        if step == "bare":
+            _bare_actions(page)
             continue
         targets = [s for s in page.sections if (s.key not in known if arg == OTHER else s.key == arg)]
         for section in targets:
