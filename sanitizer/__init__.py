@@ -6,9 +6,9 @@ from .api import Result, Sanitizer, read_conversations, sanitize
 from .config import ConfigError
 from .fallback import fallback_summary, summarize_with_fallback
 from .fit import fit
-from .validate import validate
 from .formats import FormatError
 from .loader import InputError
+from .validate import validate
 
 __version__ = "0.1.0"
 

@@ -165,9 +165,10 @@ _KEY_RE = re.compile(r'^(expected|expected_messages)\s*=\s*', re.M)
 
 
 def _toml_string(value: str) -> str:
-    if "\n" in value and "'''" not in value and not re.search(r"[\x00-\x08\x0b-\x1f\x7f]", value.replace("\r\n", "")):
-        if "\r" not in value:
-            return "'''\n" + value + "'''"
+    """A readable multi-line literal where TOML allows one, else a basic (JSON-compatible) string."""
+    literal_ok = "\n" in value and "'''" not in value and "\r" not in value
+    if literal_ok and not re.search(r"[\x00-\x08\x0b-\x1f\x7f]", value):
+        return "'''\n" + value + "'''"
     return json.dumps(value, ensure_ascii=False)
 
 

@@ -66,3 +66,23 @@ def records(raw: bytes) -> list:
             except json.JSONDecodeError:
                 out.append(line)
     return out
+
+
+def check_chat_messages(messages: list[dict]) -> tuple[set[str], set[str]]:
+    """Assert normalized OpenAI chat ordering (a tool message answers an open call of the
+    assistant message just before it); return (call ids, answered ids)."""
+    calls: set[str] = set()
+    answered: set[str] = set()
+    open_calls: set[str] = set()
+    for m in messages:
+        assert m["role"] in ("system", "user", "assistant", "tool")
+        if m["role"] == "tool":
+            assert m["tool_call_id"] in open_calls, "a tool message must follow its call"
+            answered.add(m["tool_call_id"])
+            continue
+        open_calls = set()
+        for call in m.get("tool_calls", []):
+            assert isinstance(call["function"]["arguments"], str)
+            calls.add(call["id"])
+            open_calls.add(call["id"])
+    return calls, answered

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from conftest import EXAMPLE, corpus_params
+from conftest import EXAMPLE, check_chat_messages, corpus_params
 
 from sanitizer import __version__
 from sanitizer.cli import main
@@ -62,30 +62,11 @@ def test_to_text_is_a_readable_transcript() -> None:
     assert "iVBORw0KGgo" not in text  # images are labels, never their data
 
 
-def _check_chat_messages(messages: list[dict]) -> tuple[set[str], set[str]]:
-    """Validate OpenAI chat ordering; return (call ids, answered ids)."""
-    calls: set[str] = set()
-    answered: set[str] = set()
-    open_calls: set[str] = set()
-    for m in messages:
-        assert m["role"] in ("system", "user", "assistant", "tool")
-        if m["role"] == "tool":
-            assert m["tool_call_id"] in open_calls, "a tool message must follow its call"
-            answered.add(m["tool_call_id"])
-            continue
-        open_calls = set()
-        for call in m.get("tool_calls", []):
-            json.loads(call["function"]["arguments"] or "{}") if call["function"]["arguments"].startswith("{") else None
-            calls.add(call["id"])
-            open_calls.add(call["id"])
-    return calls, answered
-
-
 def test_to_messages_is_valid_chat_with_every_pair_kept() -> None:
     result = run(str(EXAMPLE), "--preset", "none", "--to", "messages", "--quiet")
     assert result.exit_code == 0
     messages = json.loads(result.stdout)
-    calls, answered = _check_chat_messages(messages)
+    calls, answered = check_chat_messages(messages)
     assert len(calls) == 7 and calls == answered
 
 
@@ -93,7 +74,7 @@ def test_to_messages_is_valid_chat_with_every_pair_kept() -> None:
 def test_to_messages_on_real_sessions_keeps_pairs(path: Path) -> None:
     result = run(str(path), "--preset", "none", "--to", "messages", "--quiet")
     assert result.exit_code == 0
-    calls, answered = _check_chat_messages(json.loads(result.stdout))
+    calls, answered = check_chat_messages(json.loads(result.stdout))
     assert answered <= calls
 
 
@@ -159,3 +140,52 @@ def test_unreadable_input_exits_1(tmp_path: Path) -> None:
     result = CliRunner().invoke(main, [str(bad)])
     assert result.exit_code == 1
     assert f"{bad}:1: not valid JSON" in result.stderr
+
+
+def test_list_rules_shows_the_order_rules_run_in() -> None:
+    result = run("--list-rules")
+    assert result.exit_code == 0
+    lines = result.stdout.splitlines()
+    assert lines[0].startswith("preset default (keep_recent=10)")
+    names = [line.split()[2] for line in lines[1:]]
+    assert names[0] == "keep-tag" and names.index("redact-secrets") < names.index("trim-text")
+
+
+def test_explain_says_what_why_and_what_it_loses() -> None:
+    result = run("--explain", "digest-tool-result")
+    assert result.exit_code == 0
+    for heading in ("What it does:", "Why:", "What it can lose:", "In preset default:"):
+        assert heading in result.stdout
+    unknown = CliRunner().invoke(main, ["--explain", "digest-tool-results"])
+    assert unknown.exit_code == 2 and "did you mean" in unknown.stderr
+
+
+def test_show_config_round_trips_as_a_user_config(tmp_path: Path) -> None:
+    shown = run("--show-config", "--preset", "hermes", "--disable", "trim-text")
+    assert shown.exit_code == 0
+    cfg = tmp_path / "sanitizer.toml"
+    cfg.write_text(shown.stdout.replace('name = "hermes"', 'name = "mine"\nextends = "none"'), encoding="utf-8")
+    again = run("--show-config", "--config", str(cfg))
+    assert again.exit_code == 0
+    assert again.stdout.split("\n", 2)[2] == shown.stdout.replace('name = "hermes"', 'name = "mine"').split("\n", 2)[2]
+
+
+def test_summary_mode_prints_the_fallback_summary_and_json_sections() -> None:
+    result = run(str(EXAMPLE), "--summary", "--report", "json")
+    assert result.exit_code == 0
+    assert result.stdout.startswith("## Active Task\nGreat. Now fix the credit notes too and run the tests again.")
+    report = json.loads(result.stderr)
+    assert report["summary"]["sections"]["Active Task"] == ["Great. Now fix the credit notes too and run the tests again."]
+
+
+def test_default_pack_report_json_has_rules_and_provenance() -> None:
+    result = run(str(EXAMPLE), "--report", "json")
+    assert result.exit_code == 0
+    report = json.loads(result.stderr)
+    assert report["version"] == 1
+    assert report["totals"]["tokens_after"] < report["totals"]["tokens_before"]
+    rules = {r["rule"]: r for r in report["rules"]}
+    assert rules["digest-tool-result"]["hits"] >= 1 and rules["digest-tool-result"]["tokens_saved"] > 0
+    cut = report["cuts"][0]
+    assert set(cut) == {"rule", "record", "line", "path", "original_chars", "new_chars", "removed_chars", "sha256"}
+    assert len(cut["sha256"]) == 64

@@ -6,11 +6,13 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from conftest import ROOT
 
 from sanitizer.actions import registry
-from sanitizer.testing import Case, check_case, fixture_files, load_cases
+from sanitizer.testing import Case, check_case, fixture_files, load_cases, update_file
 
 FIXTURES = ROOT / "fixtures"
 RULE_FILES = [p for p in fixture_files(FIXTURES) if p.parent == FIXTURES]
@@ -39,3 +41,18 @@ def test_case_names_describe_the_case() -> None:
     for case in CASES:
         assert not case.name.rstrip("0123456789_").endswith(("test", "case")), case.id
         assert len(case.name) >= 8, case.id
+
+
+def test_update_rewrites_only_the_stale_expected_values(tmp_path: Path) -> None:
+    source = FIXTURES / "trim-text.toml"
+    text = source.read_text(encoding="utf-8")
+    cases = load_cases(source)
+    stale = next(c for c in cases if c.data["expected"] != c.data["input"])
+    target = tmp_path / "trim-text.toml"
+    broken = text.replace(stale.data["expected"], "STALE EXPECTATION", 1)
+    assert broken != text
+    target.write_text(broken, encoding="utf-8")
+    assert update_file(target) == 1
+    for case in load_cases(target):
+        check_case(case)
+    assert update_file(target) == 0

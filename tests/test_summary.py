@@ -24,7 +24,6 @@ from hypothesis import strategies as st
 
 from sanitizer import digest, read_conversations
 from sanitizer.loader import from_text
-from sanitizer.transcript import to_messages
 from sanitizer.summary import (
     KINDS,
     TITLES,
@@ -35,6 +34,7 @@ from sanitizer.summary import (
     summarize_with_fallback_messages,
 )
 from sanitizer.summary.extract import content_text, user_ask_text
+from sanitizer.transcript import to_messages
 
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURES = ROOT / "fixtures" / "summary"
