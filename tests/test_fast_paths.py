@@ -1,0 +1,194 @@
+"""The fast paths do the same work as the plain path: same bytes out, same counts, same report.
+
+Fast paths: line-by-line dataset streaming, `--jobs`, `--no-tokens`, threaded batch counting,
+chunked counting (newline splits and cuts inside long single-class runs).  No timing here: speed
+is measured by `bench/run.py`.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import io
+import json
+import random
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+from conftest import CORPUS, EXAMPLE, ROOT, corpus_params
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from sanitizer import Sanitizer, stream
+from sanitizer.cli import main
+from sanitizer.tokens import TokenCounter, _runs_pattern, get_encoding, run_cuts, split_for_bpe
+
+_spec = importlib.util.spec_from_file_location("bench_gen", ROOT / "bench" / "gen.py")
+gen = importlib.util.module_from_spec(_spec)
+assert _spec.loader is not None
+_spec.loader.exec_module(gen)
+
+CJK = "的一是不了人我在有他这中大来上国个到说们为子和你地出道也时年得就那要下以生会自着去之过家学对"
+
+
+def plain_tokens(text: str) -> int:
+    return len(get_encoding().encode_ordinary(text))
+
+
+def report_dict(report) -> dict:  # noqa: ANN001
+    data = report.to_dict()
+    data["totals"].pop("seconds")
+    return data
+
+
+# --- chunked and threaded counting ----------------------------------------------------------------
+
+RUN_ALPHABET = ["的", "一", "数据", "a", "b", "aa", "é", "ß", "s", "ll", "'", " ", "\t", "\u3000", "\n", "\r",
+                ".", "=", "-", "…", "1", "🙂", "x1"]
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.sampled_from(RUN_ALPHABET), min_size=1, max_size=4, unique=True),
+       st.integers(min_value=20, max_value=600), st.integers(min_value=2, max_value=24),
+       st.integers(min_value=0, max_value=40), st.randoms(use_true_random=False))
+def test_run_cuts_count_exactly(alphabet: list[str], length: int, step: int, slack: int,
+                                rnd: random.Random) -> None:
+    """Cuts inside long runs (small sizes here) add up to the unsplit count, whatever the text."""
+    import sanitizer.tokens as tokens
+
+    text = "".join(rnd.choice(alphabet) for _ in range(length))
+    cuts = run_cuts(text, step=step, min_run=8, runs=_runs_pattern(8))
+    old = tokens.RUN_SLACK
+    tokens.RUN_SLACK = slack
+    try:
+        got = TokenCounter(threads=1)._count_cut(text, cuts)
+    finally:
+        tokens.RUN_SLACK = old
+    assert got == plain_tokens(text)
+
+
+@pytest.mark.parametrize("text", [
+    "".join(random.Random(1).choices(CJK, k=30_000)),
+    "a" * 30_000, " " * 30_000, "\n" * 30_000, "=" * 30_000, "\r\n" * 15_000, "\t" * 30_000,
+    "".join(random.Random(2).choices("ACGT", k=30_000)),
+    "prefix: " + "x" * 20_000 + " then words\n" + "数据" * 9_000 + "。end",
+], ids=["cjk", "a", "space", "newline", "equals", "crlf", "tab", "dna", "mixed"])
+def test_long_runs_are_cut_and_counted_exactly(text: str) -> None:
+    assert run_cuts(text), "a run this long is cut"
+    assert TokenCounter(threads=2).count(text) == plain_tokens(text)
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.sampled_from(["word", "x", "\n", " ", "\n\n", "é", "数据", "🙂", ".", "  ", "\t", "123", "\r\n"]),
+                max_size=400), st.integers(min_value=8, max_value=64))
+def test_newline_splits_are_exact(pieces: list[str], size: int) -> None:
+    text = "".join(pieces)
+    chunks = list(split_for_bpe(text, size))
+    assert "".join(chunks) == text
+    assert sum(map(plain_tokens, chunks)) == plain_tokens(text)
+
+
+def test_threaded_batch_counting_equals_one_by_one() -> None:
+    words = gen.Words(random.Random(5))
+    texts = [words.prose(random.Random(i).randrange(1, 40_000)) for i in range(60)]
+    texts += texts[:10] + ["", "数据" * 5000, "a" * 9000]
+    want = [plain_tokens(t) for t in texts]
+    assert TokenCounter(threads=2).count_many(texts) == want
+    assert TokenCounter(threads=1).count_many(texts) == want
+
+
+def test_memo_stays_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
+    import sanitizer.tokens as tokens
+
+    monkeypatch.setattr(tokens, "MEMO_MAX_CHARS", 1000)
+    counter = TokenCounter(threads=1)
+    texts = [f"text number {i} " * 20 for i in range(200)]
+    assert counter.count_many(texts) == [plain_tokens(t) for t in texts]
+    assert sum(map(len, counter._memo)) <= 1000 + max(map(len, texts))
+    # texts remembered earlier are still answered when the memo is cleared during a call
+    again = texts[-3:] + [f"fresh text {i} " * 20 for i in range(100)]
+    assert counter.count_many(again) == [plain_tokens(t) for t in again]
+
+
+# --- whole runs: streaming, --jobs, --no-tokens --------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def dataset_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = gen.dataset(tmp_path_factory.mktemp("ds") / "dataset.jsonl", 600_000)
+    lines = path.read_bytes().split(b"\n")
+    # damage: a broken line, a blank line, a CRLF line, and no newline at the end
+    lines[2] = lines[2][: len(lines[2]) // 2]
+    lines.insert(4, b"")
+    lines[5] = lines[5] + b"\r"
+    path.write_bytes(b"\n".join(lines).rstrip(b"\n"))
+    return path
+
+
+def test_streaming_a_dataset_gives_the_plain_bytes_and_report(dataset_file: Path) -> None:
+    san = Sanitizer()
+    whole = san.sanitize_file(dataset_file)
+    assert whole.report.format == "dataset"
+    assert stream.is_dataset_jsonl(dataset_file)
+    out = io.BytesIO()
+    report = stream.sanitize_jsonl(Sanitizer(), dataset_file, out.write)
+    assert out.getvalue() == whole.dumps().encode("utf-8", "surrogateescape")
+    assert report_dict(report) == report_dict(whole.report)
+
+
+def test_streaming_without_tokens_matches_too(dataset_file: Path, tmp_path: Path) -> None:
+    whole = Sanitizer(count_tokens=False).sanitize_file(dataset_file)
+    target = tmp_path / "out.jsonl"
+    with stream.atomic_output(target) as write:
+        report = stream.sanitize_jsonl(Sanitizer(count_tokens=False), dataset_file, write)
+    assert target.read_bytes() == whole.dumps().encode("utf-8", "surrogateescape")
+    assert report_dict(report) == report_dict(whole.report)
+
+
+def test_only_dataset_jsonl_is_streamed(tmp_path: Path) -> None:
+    assert not stream.is_dataset_jsonl(EXAMPLE)
+    pretty = tmp_path / "one.json"
+    pretty.write_text(json.dumps({"messages": [{"role": "user", "content": "hi"}]}, indent=2))
+    assert not stream.is_dataset_jsonl(pretty)
+
+
+def _outputs(tmp: Path, files: list[Path], *args: str) -> dict[str, bytes]:
+    out = tmp / ("out" + "-".join(a.strip("-") for a in args))
+    result = CliRunner().invoke(main, [*map(str, files), "-q", "-o", str(out), *args])
+    assert result.exit_code == 0, result.output
+    return {p.name: p.read_bytes() for p in sorted(out.iterdir())}
+
+
+def test_jobs_and_no_tokens_give_the_same_bytes(tmp_path: Path) -> None:
+    files = [gen.claude_session(tmp_path / f"s{i}.jsonl", 150_000, seed=i) for i in range(3)]
+    files.append(gen.unclosed_tags(tmp_path / "tags.jsonl", 300))
+    files.append(gen.cjk_run(tmp_path / "cjk.jsonl", 0.05))
+    files.append(EXAMPLE)
+    plain = _outputs(tmp_path, files)
+    assert _outputs(tmp_path, files, "--jobs", "2") == plain
+    assert _outputs(tmp_path, files, "--no-tokens") == plain
+    assert _outputs(tmp_path, files, "--no-tokens", "--jobs", "2") == plain
+
+
+@pytest.mark.parametrize("make", [
+    lambda p: gen.claude_session(p, 400_000, seed=9),
+    lambda p: gen.big_tool_result(p, 0.3),
+    lambda p: gen.short_messages(p, 2000),
+    lambda p: gen.cjk_run(p, 0.2),
+], ids=["session", "tool-result", "short-messages", "cjk"])
+def test_generated_inputs_count_like_plain_tiktoken(make, tmp_path: Path) -> None:  # noqa: ANN001
+    """The report's token totals are the unsplit, unthreaded tiktoken counts of the same texts."""
+    result = Sanitizer("none").sanitize_file(make(tmp_path / "in.jsonl"))
+    texts = [p.text for v in result.views for p in v.parts if p.kind not in ("image", "other")]
+    assert result.report.tokens_before == sum(map(plain_tokens, texts))
+
+
+@pytest.mark.parametrize("path", corpus_params())
+def test_corpus_no_tokens_and_threads_change_no_byte(path: Path | None) -> None:
+    assert path is not None and CORPUS.is_dir()
+    with_tokens = Sanitizer(threads=2).sanitize_file(path)
+    single = Sanitizer(threads=1).sanitize_file(path)
+    without = Sanitizer(count_tokens=False).sanitize_file(path)
+    assert with_tokens.dumps() == single.dumps() == without.dumps()
+    assert with_tokens.report.tokens_before == single.report.tokens_before
+    assert with_tokens.report.tokens_after == single.report.tokens_after
