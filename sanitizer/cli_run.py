@@ -159,7 +159,9 @@ def run(files: tuple[str, ...], output: Path | None, opts: RunOptions, *, jobs: 
     total = Report(source=files[0] if len(files) == 1 else f"{len(files)} files", format="", preset=opts.preset,
                    tokens_before=0 if opts.count_tokens and opts.mode == "copy" else None,
                    encoding=opts.encoding if opts.count_tokens else None)
-    outcomes = _outcomes(files, opts, san, jobs, quiet=quiet, terminal=terminal)
+    # --strict must see problems before any output is written, so it never streams.
+    outcomes = _outcomes(files, opts, san, jobs, quiet=quiet, terminal=terminal, targets=targets,
+                         stream_ok=not strict)
     code = 0
     formats: list[str] = []
     for outcome, target in zip(outcomes, targets, strict=True):
@@ -189,9 +191,31 @@ def run(files: tuple[str, ...], output: Path | None, opts: RunOptions, *, jobs: 
     return code
 
 
+def _streamable(source: str, opts: RunOptions, san: Sanitizer) -> bool:
+    """A dataset JSONL file in plain copy mode is processed line by line (bounded memory)."""
+    from .stream import is_dataset_jsonl
+
+    return (opts.mode == "copy" and opts.budget is None and opts.to == "same" and source != "-"
+            and is_dataset_jsonl(source, san))
+
+
+def _stream(san: Sanitizer, source: str, target: Path | None, opts: RunOptions) -> Outcome:
+    from .fit import repair_result
+    from .stream import atomic_output, sanitize_jsonl
+
+    finish = None if opts.repair_pairs == "report" else (lambda r: repair_result(r, opts.repair_pairs))
+    if target is None:
+        report = sanitize_jsonl(san, source, sys.stdout.buffer.write, finish=finish)
+        sys.stdout.buffer.flush()
+    else:
+        with atomic_output(target) as write:
+            report = sanitize_jsonl(san, source, write, finish=finish)
+    return Outcome(source, None, report)
+
+
 def _outcomes(files: tuple[str, ...], opts: RunOptions, san: Sanitizer | None, jobs: int, *, quiet: bool,
-              terminal: bool) -> list[Outcome]:
-    if san is not None:
+              terminal: bool, targets: list[Path | None] | None = None, stream_ok: bool = True) -> list[Outcome]:
+    if san is not None and not (stream_ok and any(_streamable(f, opts, san) for f in files)):
         sizes = [Path(f).stat().st_size if f != "-" and Path(f).is_file() else 0 for f in files]
         show = terminal and not quiet and sum(sizes) >= PROGRESS_MIN_BYTES
         if not show:
@@ -207,21 +231,26 @@ def _outcomes(files: tuple[str, ...], opts: RunOptions, san: Sanitizer | None, j
                 out.append(process(san, f, read_input(f, opts), opts))
                 bar.advance(task, size)
         return out
+    if san is not None:  # dataset JSONL files stream straight to their output, line by line
+        targets = targets or [None] * len(files)
+        return [_stream(san, f, t, opts) if _streamable(f, opts, san) else process(san, f, read_input(f, opts), opts)
+                for f, t in zip(files, targets, strict=True)]
     with ProcessPoolExecutor(max_workers=jobs, initializer=_init_worker, initargs=(opts,)) as pool:
         return list(pool.map(_work, files, [opts] * len(files)))
 
 
 def _report(report: Report, kind: str | None, report_file: Path | None, *, quiet: bool, terminal: bool,
             mode: str) -> None:
-    data = report.to_dict()
-    if report_file is not None:
-        write_atomic(report_file, (json.dumps(data, ensure_ascii=False, indent=2) + "\n").encode())
+    if report_file is not None or (kind == "json" and not quiet):
+        data = report.to_dict()  # built only when asked for: a cut list can be long
+        if report_file is not None:
+            write_atomic(report_file, (json.dumps(data, ensure_ascii=False, indent=2) + "\n").encode())
     if quiet or kind == "none":
         return
     if kind == "json":
         click.echo(json.dumps(data, ensure_ascii=False, indent=2), err=True)
     elif mode == "check":
-        n = len(data.get("check", []))
+        n = len(report.extra.get("check", []))
         click.echo(f"check: {report.source}: {report.messages:,} messages, {n} finding(s)", err=True)
     elif kind == "table" or (terminal and mode == "copy"):
         from rich.console import Console

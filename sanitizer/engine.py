@@ -62,7 +62,7 @@ class Engine:
     def __init__(self, config: Config, counter: TokenCounter) -> None:
         self.config = config
         self.counter = counter
-        self.max_token_chars = max(len(b) for b in counter.enc.token_byte_values())
+        self.max_token_chars = counter.max_token_chars
 
     def scopes(self, view: View) -> Scopes:
         def count(msg: Any) -> int:

@@ -189,3 +189,18 @@ def test_default_pack_report_json_has_rules_and_provenance() -> None:
     cut = report["cuts"][0]
     assert set(cut) == {"rule", "record", "line", "path", "original_chars", "new_chars", "removed_chars", "sha256"}
     assert len(cut["sha256"]) == 64
+
+
+def test_dataset_jsonl_streams_to_the_same_bytes_as_the_whole_file_path(tmp_path: Path) -> None:
+    from sanitizer import Sanitizer
+
+    episode = json.loads(json.dumps([json.loads(line) for line in EXAMPLE.read_text(encoding="utf-8").splitlines()]))
+    chat = Sanitizer("none", count_tokens=False).sanitize(episode).conversations()[0]
+    src = tmp_path / "dataset.jsonl"
+    src.write_text("".join(json.dumps({"id": i, "messages": chat}) + "\n" for i in range(3)), encoding="utf-8")
+    out = tmp_path / "out.jsonl"
+    result = CliRunner().invoke(main, [str(src), "-o", str(out), "--report", "json"])
+    assert result.exit_code == 0, result.stderr
+    whole = Sanitizer("default").sanitize_file(src)
+    assert out.read_text(encoding="utf-8") == whole.dumps()
+    assert json.loads(result.stderr)["totals"]["tokens_after"] == whole.report.tokens_after
