@@ -3,9 +3,7 @@
 from __future__ import annotations
 
 import json
-import os
 import sys
-import tempfile
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -126,15 +124,10 @@ def process(san: Sanitizer, source: str, content: str | Any, opts: RunOptions) -
 
 def write_atomic(target: Path, data: bytes) -> None:
     """Write via a temporary file in the same folder and rename: readers never see half a file."""
-    target.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent)
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-        os.replace(tmp, target)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    from .stream import atomic_output
+
+    with atomic_output(target) as write:
+        write(data)
 
 
 def _targets(files: tuple[str, ...], output: Path | None, opts: RunOptions) -> list[Path | None]:

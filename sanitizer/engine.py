@@ -17,6 +17,7 @@ from typing import Any
 
 from .actions.base import Change, Context
 from .config import Config, Rule
+from .images import label_of
 from .model import Part, View
 from .scope import Scopes, compute
 from .tags import find_blocks, outermost
@@ -180,8 +181,9 @@ class Engine:
         if part.copies:
             self._carry_to_copies(rule, part, old, change, ctx, view)
         st.hits += 1
-        st.chars_saved += len(old) - len(change.text)
-        st.pairs.append((old, change.text))
+        shown = label_of(part.meta) if part.meta.get("image") else old  # an image reads as its label
+        st.chars_saved += len(shown) - len(change.text)
+        st.pairs.append((shown, change.text))
         cuts.append(Cut(rule=rule.name, record=part.record, line=view.doc.line_of(part.record),
                         path=list(part.block if structural and part.block is not None else part.path),
                         original_chars=len(old), new_chars=len(change.text), removed_chars=len(removed),

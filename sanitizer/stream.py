@@ -113,6 +113,7 @@ def atomic_output(target: Path) -> Iterator[Callable[[bytes], object]]:
     """A `write` function into a temporary file beside `target`, renamed onto it on success."""
     target.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent)
+    os.chmod(tmp, 0o666 & ~_umask())  # mkstemp makes 0600; a normal output file follows the umask
     try:
         with os.fdopen(fd, "wb", buffering=1024 * 1024) as fh:
             yield fh.write
@@ -120,3 +121,9 @@ def atomic_output(target: Path) -> Iterator[Callable[[bytes], object]]:
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
