@@ -75,12 +75,29 @@ KEEP_TAG = Action(
 # --- shared block editing -----------------------------------------------------------------------
 
 
-def _edit_blocks(
-    text: str,
-    names: tuple[str, ...],
-    ctx: Context,
-    edit: Callable[[str, list[tuple[int, int]], set[str]], tuple[str, str] | None],
-) -> Change | None:
+EditFn = Callable[[str, list[tuple[int, int]], set[str]], tuple[str, str] | None]
+MAX_PASSES = 4
+
+
+def _edit_blocks(text: str, names: tuple[str, ...], ctx: Context, edit: EditFn) -> Change | None:
+    """Edit each outermost closed block until nothing changes (at most `MAX_PASSES` passes).
+
+    One pass can change the tag structure (crossed or unclosed tags inside a replaced inside
+    uncover another closed block), so a single pass is not always idempotent; the result of
+    this function always is, and without a fixed point the text is left alone.
+    """
+    change = _edit_once(text, names, ctx, edit)
+    for _ in range(MAX_PASSES - 1):
+        if change is None:
+            return None
+        again = _edit_once(change.text, names, ctx, edit)
+        if again is None:
+            return change
+        change = Change(text=again.text, removed=change.removed + again.removed)
+    return None
+
+
+def _edit_once(text: str, names: tuple[str, ...], ctx: Context, edit: EditFn) -> Change | None:
     """Apply `edit(inner, protected spans inside inner, protected names)` to each outermost closed block."""
     if "<" not in text:
         return None
