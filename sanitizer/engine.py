@@ -63,7 +63,6 @@ class Engine:
     def __init__(self, config: Config, counter: TokenCounter) -> None:
         self.config = config
         self.counter = counter
-        self.max_token_chars = counter.max_token_chars
 
     def scopes(self, view: View) -> Scopes:
         def count(msg: Any) -> int:
@@ -142,14 +141,15 @@ class Engine:
         return not rule.tags or any(f"<{t}" in p.text for t in rule.tags)
 
     def shrinks(self, old: str, new: str) -> bool:
-        """True when `new` has fewer tokens than `old` (exact; `old` is encoded only when needed)."""
+        """True when `new` has fewer tokens than `old`: exact, encoding only what bounds leave open."""
         if len(new) >= len(old):
             return False
-        new_tokens = self.counter.count(new)
-        # Every token covers at most `max_token_chars` chars, so this bound needs no encoding.
-        if -(-len(old) // self.max_token_chars) > new_tokens:
+        counter = self.counter
+        old_min = counter.at_least(old)
+        if old_min > counter.at_most(new):
             return True
-        return new_tokens < self.counter.count(old)
+        new_tokens = counter.count(new)
+        return old_min > new_tokens or new_tokens < counter.count(old)
 
     def _apply(self, rule: Rule, part: Part, change: Change, ctx: Context, st: RuleStats,
                cuts: list[Cut], view: View) -> None:

@@ -16,6 +16,7 @@ All patterns are possessive or bounded: the cost is linear in the text length.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 import regex
@@ -29,10 +30,20 @@ def redaction(kind: str) -> str:
 
 @dataclass(frozen=True, slots=True)
 class SecretPattern:
-    """`pattern` matches a secret; group `value` (when present) is the part replaced."""
+    """`pattern` matches a secret; group `value` (when present) is the part replaced.
+
+    `needles` (for a pattern that ignores case): lower-case literals of which every match holds
+    one, so a text whose `lower()` holds none of them is not scanned.  `anchors`: for a pattern that starts
+    with a name alternation (slow to scan: `regex` tries it at every position), (literal, reach,
+    then) triples; every match holds one literal at most `reach` chars after its start, followed
+    by what `then` matches, so the pattern is tried only there (`_anchored`).
+    """
 
     kind: str
     pattern: regex.Pattern[str]
+    needles: tuple[str, ...]
+    folded: bool = False
+    anchors: tuple[tuple[str, int, regex.Pattern[str]], ...] = ()
 
 
 _B = r"(?<![A-Za-z0-9_\]-])"  # left boundary for token-shaped secrets
@@ -76,29 +87,89 @@ _SPECS: tuple[tuple[str, str], ...] = (
                    r"(?=[^\s\"'\\,;&<>(){}\[\]a-z]{0,200}+[a-z])[^\s\"'\\,;&<>(){}\[\]]{6,}+)"),
 )
 
-PATTERNS: tuple[SecretPattern, ...] = tuple(SecretPattern(k, regex.compile(p)) for k, p in _SPECS)
-_QUICK = regex.compile(
-    r"(?i)private key|sk-|gh[pousr]_|github_pat_|xox|a(?:kia|sia|gpa|ida|roa|npa)|aiza|eyj|authorization"
-    r"|bearer|://|[?&;]|password|passwd|pwd|secret|token|key"
-)
+# Lower-case literals of which every match of a case-ignoring pattern holds one.  (A pattern that
+# starts with a literal needs none: `regex` finds its literal as fast as `str.find` would.)
+_NEEDLES: dict[str, tuple[str, ...]] = {"aws-secret-key": ("aws",), "auth-header": ("authorization",)}
+# (literal, reach, then) for the patterns that start with a name alternation: every name holds one
+# literal, at most `reach` chars after the match start, and is followed by what `then` matches.
+_SEP = r"[\"']?\s*+[=:]"
+_ANCHORS: dict[str, tuple[tuple[str, int, str], ...]] = {
+    "query-credential": (("token", 16, "="), ("key", 5, "="), ("secret", 8, "="), ("passw", 1, "(?:or)?d="),
+                         ("pwd", 1, "="), ("sig", 7, "(?:nature)?="), ("credential", 7, "=")),
+    "credential": (("passw", 0, "(?:or)?d" + _SEP), ("pwd", 0, _SEP), ("secret", 7, _SEP),
+                   ("token", 0, _SEP), ("key", 8, _SEP)),
+}
+# Characters that `(?i)` matches to an ASCII letter but whose `lower()` is not that letter
+# (`İ` → i, `ſ` → s): a text holding one is scanned the plain way.
+_FOLD_TRAPS = ("\u0130", "\u017f")
 
 
-def redact(text: str) -> tuple[str, list[str]]:
-    """The text with every secret replaced, and the list of removed secret values (in order)."""
-    if _QUICK.search(text) is None:
-        return text, []
+def _pattern(kind: str, spec: str) -> SecretPattern:
+    folded = spec.startswith("(?i)")
+    flags = "(?i)" if folded else ""
+    anchors = tuple((lit, reach, regex.compile(flags + then)) for lit, reach, then in _ANCHORS.get(kind, ()))
+    needles = _NEEDLES.get(kind) or tuple(lit for lit, _, _ in anchors)
+    assert not folded or needles, f"{kind}: a case-ignoring pattern needs needles"
+    return SecretPattern(kind, regex.compile(spec), needles, folded, anchors)
+
+
+PATTERNS: tuple[SecretPattern, ...] = tuple(_pattern(k, p) for k, p in _SPECS)
+
+
+def _hits(low: str, literal: str) -> Iterator[int]:
+    i = low.find(literal)
+    while i >= 0:
+        yield i
+        i = low.find(literal, i + 1)
+
+
+def _anchored(sp: SecretPattern, text: str, low: str) -> Iterator[regex.Match[str]]:
+    """The matches `sp.pattern.finditer(text)` gives, found by trying the pattern next to anchors.
+
+    `low` is `text.lower()`, of the same length, so its positions are positions in `text`.
+    """
+    windows = sorted((i - reach, i) for lit, reach, then in sp.anchors for i in _hits(low, lit)
+                     if then.match(text, i + len(lit)))
+    pos = 0  # where the scan stands: the end of the last match, or the next untried start
+    for lo, hi in windows:
+        for s in range(max(lo, pos, 0), hi + 1):
+            m = sp.pattern.match(text, s)
+            if m is not None:
+                yield m
+                pos = m.end()
+                break
+        else:
+            pos = max(pos, hi + 1)
+
+
+def redact(text: str, *, fast: bool = True) -> tuple[str, list[str]]:
+    """The text with every secret replaced, and the list of removed secret values (in order).
+
+    The patterns apply one after the other, each to the previous one's output.  `fast=False`
+    scans with every pattern everywhere: the same result, slower (the reference for tests).
+    """
     removed: list[str] = []
+    low: str | None = None
     for sp in PATTERNS:
-        has_value = "value" in sp.pattern.groupindex
-
-        def repl(m: regex.Match[str], kind: str = sp.kind, has_value: bool = has_value) -> str:
-            if has_value:
-                s, e = m.span("value")
-                removed.append(m.group("value"))
-                whole_s = m.start()
-                return m.group(0)[: s - whole_s] + redaction(kind) + m.group(0)[e - whole_s:]
-            removed.append(m.group(0))
-            return redaction(kind)
-
-        text = sp.pattern.sub(repl, text)
+        use_low = False
+        if fast and sp.folded:
+            if low is None:
+                low = text.lower()
+                if len(low) != len(text) or (not text.isascii() and any(t in text for t in _FOLD_TRAPS)):
+                    fast = False
+            if fast and not any(n in low for n in sp.needles):
+                continue
+            use_low = fast and bool(sp.anchors)
+        found = _anchored(sp, text, low) if use_low else sp.pattern.finditer(text)  # type: ignore[arg-type]
+        pieces: list[str] = []
+        pos = 0
+        for m in found:
+            s, e = m.span("value") if "value" in sp.pattern.groupindex else m.span()
+            pieces += (text[pos:s], redaction(sp.kind))
+            removed.append(text[s:e])
+            pos = e
+        if pieces:
+            pieces.append(text[pos:])
+            text = "".join(pieces)
+            low = None  # the text changed
     return text, removed

@@ -59,6 +59,9 @@ _ATOMIC_RE = regex.compile(
     """,
     regex.VERBOSE,
 )
+_TAG = r"</?[A-Za-z][\w:.-]{0,64}+(?:\s[^<>…]{0,500}+)?>"
+_TAG_RE = regex.compile(_TAG)
+_TAG_REACH = 600  # a tag is at most 1 + 65 + 501 + 1 chars long
 _CLUSTER_RE = regex.compile(r"\X")
 _MAX_STEPS = 64
 
@@ -167,23 +170,40 @@ def _spans_at(text: str, p: int, hard: list[tuple[int, int]], starts: list[int])
     i = bisect.bisect_left(starts, p) - 1
     if i >= 0 and hard[i][1] > p:
         out.append(hard[i])
+    # Only a tag may run over a line break, so the other spans are looked for on p's line (and
+    # at most MAX_SPAN + 2 chars either side); a match that touches a window edge which is not a
+    # line break may be a truncated span and is not trusted.
     lo, hi = max(0, p - MAX_SPAN - 2), min(n, p + MAX_SPAN + 2)
+    ls = text.rfind("\n", lo, p) + 1
+    le = text.find("\n", p, hi)
+    cut_lo = ls == 0 and lo > 0
+    cut_hi = le < 0 and hi < n
+    lo, hi = (ls if ls else lo), (hi if le < 0 else le)
     for m in _ATOMIC_RE.finditer(text, lo, hi):
         s, e = m.span()
         if s >= p:
             break
-        if e > p and e - s <= MAX_SPAN and not (s == lo and lo > 0) and not (e == hi and hi < n):
+        if e > p and e - s <= MAX_SPAN and not (s == lo and cut_lo) and not (e == hi and cut_hi):
             out.append((s, e))
+    k = text.rfind("<", max(0, p - _TAG_REACH), p)
+    if k >= 0 and (m := _TAG_RE.match(text, k)) is not None and m.end() > p:
+        out.append(m.span())
     line = _error_line(text, p)
     if line is not None:
         out.append(line)
-    for m in _CLUSTER_RE.finditer(text, max(0, p - 32), min(n, p + 32)):
-        if m.end() > p:
-            if m.start() < p:
-                out.append(m.span())
-            break
-    if 0 < p < n and "\ud800" <= text[p - 1] <= "\udbff" and "\udc00" <= text[p] <= "\udfff":
-        out.append((p - 1, p + 1))
+    if 0 < p < n:
+        a, b = text[p - 1], text[p]
+        if a < "\x80" and b < "\x80":
+            if a == "\r" and b == "\n":  # the only ASCII pair that is one grapheme cluster
+                out.append((p - 1, p + 1))
+        else:
+            for m in _CLUSTER_RE.finditer(text, max(0, p - 32), min(n, p + 32)):
+                if m.end() > p:
+                    if m.start() < p:
+                        out.append(m.span())
+                    break
+            if "\ud800" <= a <= "\udbff" and "\udc00" <= b <= "\udfff":
+                out.append((p - 1, p + 1))
     return out
 
 

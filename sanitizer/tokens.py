@@ -51,6 +51,14 @@ _RUN_TEMPLATE = r"(?<!\p{L})\p{L}{MIN,}+|(?<![^\s\p{L}\p{N}])[^\s\p{L}\p{N}]{MIN
 _RUNS = regex.compile(_RUN_TEMPLATE.replace("MIN", str(RUN_MIN)))
 
 
+# Encodings whose pre-tokenizer pattern keeps the non-space chars of every pre-token contiguous
+# (a pre-token is at most one leading whitespace char, then non-space chars, then trailing line
+# breaks), so a whitespace-separated word never shares a pre-token, hence a token, with another.
+# Not o200k_base: its `[\r\n/]*` suffix lets `!\n/` be one pre-token.
+WORD_BOUND_ENCODINGS = frozenset({"cl100k_base", "p50k_base", "p50k_edit", "r50k_base", "gpt2"})
+_SPLIT_ONLY = ("\x1c", "\x1d", "\x1e", "\x1f")
+
+
 class EncodingError(ValueError):
     """The requested tiktoken encoding cannot be loaded here."""
 
@@ -111,6 +119,27 @@ class TokenCounter:
         if self._memo_chars > max_chars:
             self._memo.clear()
             self._memo_chars = 0
+
+    def at_least(self, text: str) -> int:
+        """A lower bound on `count(text)` that needs no encoding (the count itself when known).
+
+        Every token covers at most `max_token_chars` chars.  For encodings whose pre-tokenizer
+        never puts two whitespace-separated words into one pre-token (`WORD_BOUND_ENCODINGS`),
+        there is also at least one token per word; `str.split` also splits at U+001C..U+001F,
+        which are not whitespace to the pre-tokenizer, so a text holding one skips that bound.
+        """
+        n = self._memo.get(text)
+        if n is not None:
+            return n
+        bound = -(-len(text) // self.max_token_chars)
+        if self.encoding_name in WORD_BOUND_ENCODINGS and not any(c in text for c in _SPLIT_ONLY):
+            bound = max(bound, len(text.split()))
+        return bound
+
+    @staticmethod
+    def at_most(text: str) -> int:
+        """An upper bound on `count(text)` that needs no encoding: every token is at least one byte."""
+        return len(text.encode("utf-8", "surrogatepass"))
 
     def count(self, text: str) -> int:
         if not text:

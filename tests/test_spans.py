@@ -207,3 +207,29 @@ def test_cut_is_deterministic_with_atomic_tags(text: str, head: int, tail: int, 
     assert a == cut_middle(text, head, tail, atomic_tags=atomic)
     if a is not None:
         assert cut_middle(a[0], head, tail, atomic_tags=atomic) is None
+
+
+# Whole spans separated by a space or a line break: a cut point may fall between them, never inside.
+SPANS = ["https://example.com/a/b?x=1", "/usr/lib/python3/site.py", "src/app/main.py", "`make test`",
+         "--max-count=3", "<result id=\"7\">", "<tool\n  name=\"grep\"\n  path=\"a/b\">", "C:\\Users\\me\\x.txt",
+         "[REDACTED:jwt]"]
+SEPS = [" ", "\n", "\r\n", " words here ", "\nplain line\n"]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(SPANS), st.sampled_from(SEPS)), min_size=1, max_size=40),
+       numbers, numbers)
+def test_cut_points_fall_between_whole_spans(items: list[tuple[str, str]], head: int, tail: int) -> None:
+    text = "".join(span + sep for span, sep in items)
+    result = cut_middle(text, head, tail, error_lines=0)
+    if result is None:
+        return
+    new = result[0]
+    m = MARKER_RE.search(new)
+    assert m is not None
+    h, t = m.start(), len(text) - (len(new) - m.end())  # the cut points in `text`
+    pos = 0
+    for span, sep in items:
+        end = pos + len(span)
+        assert not pos < h < end and not pos < t < end, (span, h, t)
+        pos = end + len(sep)

@@ -1,0 +1,94 @@
+"""Fast scans give exactly what the plain scans give (DESIGN §12: no target met by skipping work).
+
+- secret patterns that start with a name alternation are tried only next to their anchors;
+- the engine decides "fewer tokens" from bounds where they settle it, and encodes otherwise.
+
+No timing here: speed is measured by `bench/run.py`.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from conftest import corpus_params
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from sanitizer import Sanitizer, secrets
+from sanitizer.tokens import get_encoding
+
+# Fragments that assemble into names, separators and values of every anchored pattern, plus
+# characters that case-fold into ASCII letters (Kelvin sign, long s) and whitespace variants.
+SECRET_BITS = ["password", "PassWd", "pwd", "secret", "client_", "token", "refresh_", "api", "_", "-", "key",
+               "KEY", "aws", "access", "sig", "nature", "x-amz-", "security-", "credential", "=", ":", " ", "\t", '"', "'",
+               "?", "&", ";", "abc123", "Z9", "hunter22", "\n", "\u212a", "\u017f", "\u0130", "é", "AKIA", "PRIVATE KEY", "sk-", "://", "@", "Bearer ", "ghp_",
+               "authorization", "[REDACTED:x]", "$V"]
+
+
+@settings(max_examples=600, deadline=None)
+@given(st.lists(st.sampled_from(SECRET_BITS), max_size=40).map("".join))
+def test_anchored_secret_scan_equals_the_plain_scan(text: str) -> None:
+    assert secrets.redact(text) == secrets.redact(text, fast=False)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(max_size=200))
+def test_anchored_secret_scan_equals_the_plain_scan_on_any_text(text: str) -> None:
+    assert secrets.redact(text) == secrets.redact(text, fast=False)
+
+
+@pytest.mark.parametrize("path", corpus_params("claude_code_jsonl", "codex_rollout", "anthropic_messages"))
+def test_anchored_secret_scan_equals_the_plain_scan_on_corpus(path: Path) -> None:
+    text = path.read_text(encoding="utf-8", errors="surrogateescape")
+    assert secrets.redact(text) == secrets.redact(text, fast=False)
+
+
+def test_every_slow_pattern_is_anchored() -> None:
+    assert {sp.kind for sp in secrets.PATTERNS if sp.anchors} == {"query-credential", "credential"}
+    assert all(sp.needles for sp in secrets.PATTERNS if sp.folded)
+
+
+# --- token bounds: the engine's "fewer tokens" check encodes only what they leave open ----------
+
+BOUND_BITS = ["a", "word", " ", "  ", "\n", "\r\n", "\t", "!", "!!", "\n/", "'s", "'ll", "123", "12345", "中文",
+              "\u00a0", "\u3000", "\u2028", "\x1c", "\x1f", "\x85", "é", "😀", ".b", "-", "=" * 40, " " * 70]
+_counter = None
+
+
+def counter():  # noqa: ANN201 - one shared counter (loading the encoding once)
+    global _counter
+    if _counter is None:
+        from sanitizer.tokens import TokenCounter
+
+        _counter = TokenCounter()
+    return _counter
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.one_of(st.text(max_size=300), st.lists(st.sampled_from(BOUND_BITS), max_size=60).map("".join)))
+def test_token_bounds_hold(text: str) -> None:
+    c = counter()
+    exact = len(get_encoding().encode_ordinary(text))
+    c._memo.pop(text, None)
+    assert c.at_least(text) <= exact <= c.at_most(text)
+
+
+@pytest.mark.parametrize("path", corpus_params("claude_code_jsonl", "codex_rollout"))
+def test_token_bounds_hold_on_corpus_texts(path: Path) -> None:
+    c = counter()
+    result = Sanitizer(preset="none", count_tokens=False).sanitize_file(path)
+    texts = [p.text for v in result.views for p in v.parts if p.text]
+    for text, exact in zip(texts, c.count_many(texts), strict=True):
+        c._memo.pop(text, None)
+        assert c.at_least(text) <= exact <= c.at_most(text)
+
+
+def test_shrink_check_agrees_with_exact_counts() -> None:
+    from sanitizer.engine import Engine
+
+    engine = Sanitizer().engine
+    pairs = [("x " * 500, "x " * 10), ("=" * 4000, "=" * 100), ("a" * 300, "a" * 299), ("word " * 50, "wordword")]
+    for old, new in pairs:
+        exact = len(get_encoding().encode_ordinary(new)) < len(get_encoding().encode_ordinary(old))
+        assert Engine.shrinks(engine, old, new) == exact, (old[:20], new[:20])
