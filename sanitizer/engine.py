@@ -145,11 +145,12 @@ class Engine:
         if len(new) >= len(old):
             return False
         counter = self.counter
-        old_min = counter.at_least(old)
-        if old_min > counter.at_most(new):
+        most = counter.at_most(new)
+        least = counter.at_least(old, enough=most)
+        if least > most:
             return True
         new_tokens = counter.count(new)
-        return old_min > new_tokens or new_tokens < counter.count(old)
+        return least > new_tokens or new_tokens < counter.count(old)
 
     def _apply(self, rule: Rule, part: Part, change: Change, ctx: Context, st: RuleStats,
                cuts: list[Cut], view: View) -> None:

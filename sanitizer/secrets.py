@@ -33,17 +33,17 @@ class SecretPattern:
     """`pattern` matches a secret; group `value` (when present) is the part replaced.
 
     `needles` (for a pattern that ignores case): lower-case literals of which every match holds
-    one, so a text whose `lower()` holds none of them is not scanned.  `anchors`: for a pattern that starts
-    with a name alternation (slow to scan: `regex` tries it at every position), (literal, reach,
-    then) triples; every match holds one literal at most `reach` chars after its start, followed
-    by what `then` matches, so the pattern is tried only there (`_anchored`).
+    one, so a text whose `lower()` holds none of them is not scanned.  `anchors`: for a pattern
+    that starts with a name alternation (slow to scan: `regex` tries it at every position),
+    (reach, anchor) pairs built from `_ANCHORS`; every match holds an anchor match that starts at
+    most `reach` chars after its own start, so the pattern is tried only there (`_anchored`).
     """
 
     kind: str
     pattern: regex.Pattern[str]
     needles: tuple[str, ...]
     folded: bool = False
-    anchors: tuple[tuple[str, int, regex.Pattern[str]], ...] = ()
+    anchors: tuple[tuple[int, regex.Pattern[str]], ...] = ()
 
 
 _B = r"(?<![A-Za-z0-9_\]-])"  # left boundary for token-shaped secrets
@@ -106,9 +106,10 @@ _FOLD_TRAPS = ("\u0130", "\u017f")
 
 def _pattern(kind: str, spec: str) -> SecretPattern:
     folded = spec.startswith("(?i)")
-    flags = "(?i)" if folded else ""
-    anchors = tuple((lit, reach, regex.compile(flags + then)) for lit, reach, then in _ANCHORS.get(kind, ()))
-    needles = _NEEDLES.get(kind) or tuple(lit for lit, _, _ in anchors)
+    specs = _ANCHORS.get(kind, ())
+    # Run on `text.lower()`, where case-sensitive lower-case literals find what `(?i)` finds in text.
+    anchors = tuple((reach, regex.compile(regex.escape(lit) + then)) for lit, reach, then in specs)
+    needles = _NEEDLES.get(kind) or tuple(lit for lit, _, _ in specs)
     assert not folded or needles, f"{kind}: a case-ignoring pattern needs needles"
     return SecretPattern(kind, regex.compile(spec), needles, folded, anchors)
 
@@ -116,20 +117,13 @@ def _pattern(kind: str, spec: str) -> SecretPattern:
 PATTERNS: tuple[SecretPattern, ...] = tuple(_pattern(k, p) for k, p in _SPECS)
 
 
-def _hits(low: str, literal: str) -> Iterator[int]:
-    i = low.find(literal)
-    while i >= 0:
-        yield i
-        i = low.find(literal, i + 1)
-
-
 def _anchored(sp: SecretPattern, text: str, low: str) -> Iterator[regex.Match[str]]:
     """The matches `sp.pattern.finditer(text)` gives, found by trying the pattern next to anchors.
 
-    `low` is `text.lower()`, of the same length, so its positions are positions in `text`.
+    `low` is `text.lower()`, of the same length, so its positions are positions in `text`; an
+    anchor (literal + what follows it, all lower case) matches in `low` where `(?i)` would in `text`.
     """
-    windows = sorted((i - reach, i) for lit, reach, then in sp.anchors for i in _hits(low, lit)
-                     if then.match(text, i + len(lit)))
+    windows = sorted((m.start() - reach, m.start()) for reach, anchor in sp.anchors for m in anchor.finditer(low))
     pos = 0  # where the scan stands: the end of the last match, or the next untried start
     for lo, hi in windows:
         for s in range(max(lo, pos, 0), hi + 1):

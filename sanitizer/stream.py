@@ -50,18 +50,21 @@ def is_dataset_jsonl(path: str | Path, san: Sanitizer | None = None) -> bool:
     file is not one pretty-printed document), a second line exists, and the format is `dataset`
     (forced by `san.format`, or detected on the first lines as the whole-file path would).
     """
+    forced = bool(san is not None and san.format)
     head: list[str] = []
     size = 0
+    seen_first = False
     with open(path, "rb") as fh:
-        for _, line, _ in _lines(fh):
+        for number, line, _ in _lines(fh):
             head.append(line)
             size += len(line)
+            if not seen_first and line.strip():
+                seen_first = True
+                if not _first_line_allows(line, number, str(path), forced):
+                    return False  # decided on one line, without reading the head
             if len(head) >= HEAD_LINES or size >= HEAD_BYTES:
                 break
-    first = next((line for line in head if line.strip()), None)
-    if first is None or not first.lstrip().startswith("{") or len(head) < 2:
-        return False
-    if isinstance(loader.parse_line(first, 1, str(path))[0], loader.Damaged):
+    if not seen_first or len(head) < 2:
         return False
     if san is not None and san.format:
         return san.format == "dataset"
@@ -72,6 +75,19 @@ def is_dataset_jsonl(path: str | Path, san: Sanitizer | None = None) -> bool:
         return formats.detect(doc).name == "dataset"
     except formats.FormatError:
         return False
+
+
+def _first_line_allows(line: str, number: int, source: str, forced: bool) -> bool:
+    """Whether the first non-blank line leaves a dataset JSONL possible: one JSON object that
+    holds a conversation (detection wants every sampled record to hold one), unless forced."""
+    from .formats.dataset import conversation_of
+
+    if not line.lstrip().startswith("{"):
+        return False
+    record = loader.parse_line(line, number, source)[0]
+    if isinstance(record, loader.Damaged):
+        return False
+    return forced or bool(conversation_of(record))
 
 
 def sanitize_jsonl(san: Sanitizer, src: str | Path | BinaryIO, write: Callable[[bytes], object], *,

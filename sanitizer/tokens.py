@@ -78,10 +78,29 @@ def get_encoding(name: str = DEFAULT_ENCODING) -> tiktoken.Encoding:
     )
 
 
+# Facts of known encodings, so no run pays for a pass over the whole vocabulary (checked by
+# tests/test_fast_scans.py against the computed values).
+_KNOWN_MAX_TOKEN_BYTES = {"cl100k_base": 128}
+_KNOWN_MAX_HIGH_BYTES = {"cl100k_base": 48}
+
+
 @functools.lru_cache(maxsize=8)
-def max_token_bytes(name: str = DEFAULT_ENCODING) -> int:
+def max_token_bytes(name: str = DEFAULT_ENCODING, *, known: bool = True) -> int:
     """The longest token of an encoding, in bytes (computed once per process)."""
-    return max(len(b) for b in get_encoding(name).token_byte_values())
+    if known and name in _KNOWN_MAX_TOKEN_BYTES:
+        return _KNOWN_MAX_TOKEN_BYTES[name]
+    return max(map(len, get_encoding(name).token_byte_values()))
+
+
+@functools.lru_cache(maxsize=8)
+def max_high_bytes(name: str = DEFAULT_ENCODING, *, known: bool = True) -> int:
+    """The most bytes >= 0x80 (bytes of non-ASCII chars) that one token of an encoding holds."""
+    if known and name in _KNOWN_MAX_HIGH_BYTES:
+        return _KNOWN_MAX_HIGH_BYTES[name]
+    return max(len(b) - len(b.translate(None, _HIGH_BYTES)) for b in get_encoding(name).token_byte_values())
+
+
+_HIGH_BYTES = bytes(range(0x80, 0x100))
 
 
 def default_threads() -> int:
@@ -120,20 +139,36 @@ class TokenCounter:
             self._memo.clear()
             self._memo_chars = 0
 
-    def at_least(self, text: str) -> int:
+    def at_least(self, text: str, enough: int | None = None) -> int:
         """A lower bound on `count(text)` that needs no encoding (the count itself when known).
 
-        Every token covers at most `max_token_chars` chars.  For encodings whose pre-tokenizer
-        never puts two whitespace-separated words into one pre-token (`WORD_BOUND_ENCODINGS`),
-        there is also at least one token per word; `str.split` also splits at U+001C..U+001F,
-        which are not whitespace to the pre-tokenizer, so a text holding one skips that bound.
+        Every token covers at most `max_token_chars` chars, and at most `max_high_bytes` bytes of
+        non-ASCII chars (48 in cl100k: a run of em dashes), which bounds CJK text.  For encodings
+        whose pre-tokenizer never puts two whitespace-separated words into one pre-token
+        (`WORD_BOUND_ENCODINGS`), there is also at least one token per word; `str.split` also
+        splits at U+001C..U+001F, which are not whitespace to the pre-tokenizer, so a stretch
+        holding one is not counted that way.  Words are counted on growing prefixes, and the
+        bound returns as soon as it exceeds `enough`.
         """
         n = self._memo.get(text)
         if n is not None:
             return n
         bound = -(-len(text) // self.max_token_chars)
-        if self.encoding_name in WORD_BOUND_ENCODINGS and not any(c in text for c in _SPLIT_ONLY):
-            bound = max(bound, len(text.split()))
+        if not text.isascii():  # no token holds more than `high` bytes of non-ASCII chars
+            utf8 = len(text.encode("utf-8", "surrogatepass"))
+            high = utf8 - len(text.encode("ascii", "ignore"))
+            bound = max(bound, -(-high // max_high_bytes(self.encoding_name)))
+        if self.encoding_name not in WORD_BOUND_ENCODINGS:
+            return bound
+        size = 4096 if enough is None else max(4096, 8 * (enough + 1))
+        while bound <= (len(text) if enough is None else enough):
+            prefix = text[:size] if size < len(text) else text
+            if any(c in prefix for c in _SPLIT_ONLY):
+                break
+            bound = max(bound, len(prefix.split()))
+            if prefix is text:
+                break
+            size *= 4
         return bound
 
     @staticmethod
