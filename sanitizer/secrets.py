@@ -16,7 +16,7 @@ All patterns are possessive or bounded: the cost is linear in the text length.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 import regex
@@ -32,18 +32,18 @@ def redaction(kind: str) -> str:
 class SecretPattern:
     """`pattern` matches a secret; group `value` (when present) is the part replaced.
 
-    `needles` (for a pattern that ignores case): lower-case literals of which every match holds
-    one, so a text whose `lower()` holds none of them is not scanned.  `anchors`: for a pattern
+    `needles` (for a pattern that ignores case and has no anchors): lower-case literals of which
+    every match holds one, so a text whose `lower()` holds none of them is not scanned.  `anchors`: for a pattern
     that starts with a name alternation (slow to scan: `regex` tries it at every position),
-    (reach, anchor) pairs built from `_ANCHORS`; every match holds an anchor match that starts at
-    most `reach` chars after its own start, so the pattern is tried only there (`_anchored`).
+    (literal, reach) pairs; every match holds a `_FINDERS[literal]` match that starts at most
+    `reach` chars after its own start, so the pattern is tried only there (`_anchored`).
     """
 
     kind: str
     pattern: regex.Pattern[str]
     needles: tuple[str, ...]
     folded: bool = False
-    anchors: tuple[tuple[int, regex.Pattern[str]], ...] = ()
+    anchors: tuple[tuple[str, int], ...] = ()
 
 
 _B = r"(?<![A-Za-z0-9_\]-])"  # left boundary for token-shaped secrets
@@ -90,15 +90,19 @@ _SPECS: tuple[tuple[str, str], ...] = (
 # Lower-case literals of which every match of a case-ignoring pattern holds one.  (A pattern that
 # starts with a literal needs none: `regex` finds its literal as fast as `str.find` would.)
 _NEEDLES: dict[str, tuple[str, ...]] = {"aws-secret-key": ("aws",), "auth-header": ("authorization",)}
-# (literal, reach, then) for the patterns that start with a name alternation: every name holds one
-# literal, at most `reach` chars after the match start, and is followed by what `then` matches.
+# (literal, reach) for the patterns that start with a name alternation: every name holds one
+# literal, at most `reach` chars after the match start, followed by what `_FOLLOWS[literal]`
+# matches (the union over the names of both patterns), so one scan per literal serves both.
 _SEP = r"[\"']?\s*+[=:]"
-_ANCHORS: dict[str, tuple[tuple[str, int, str], ...]] = {
-    "query-credential": (("token", 16, "="), ("key", 5, "="), ("secret", 8, "="), ("passw", 1, "(?:or)?d="),
-                         ("pwd", 1, "="), ("sig", 7, "(?:nature)?="), ("credential", 7, "=")),
-    "credential": (("passw", 0, "(?:or)?d" + _SEP), ("pwd", 0, _SEP), ("secret", 7, _SEP),
-                   ("token", 0, _SEP), ("key", 8, _SEP)),
+_FOLLOWS = {"token": _SEP, "key": _SEP, "secret": _SEP, "passw": "(?:or)?d" + _SEP, "pwd": _SEP,
+            "sig": "(?:nature)?=", "credential": "="}
+_ANCHORS: dict[str, tuple[tuple[str, int], ...]] = {
+    "query-credential": (("token", 16), ("key", 5), ("secret", 8), ("passw", 1), ("pwd", 1), ("sig", 7),
+                         ("credential", 7)),
+    "credential": (("passw", 0), ("pwd", 0), ("secret", 7), ("token", 0), ("key", 8)),
 }
+# Run on `text.lower()`, where case-sensitive lower-case literals find what `(?i)` finds in text.
+_FINDERS = {lit: regex.compile(regex.escape(lit) + then) for lit, then in _FOLLOWS.items()}
 # Characters that `(?i)` matches to an ASCII letter but whose `lower()` is not that letter
 # (`İ` → i, `ſ` → s): a text holding one is scanned the plain way.
 _FOLD_TRAPS = ("\u0130", "\u017f")
@@ -106,24 +110,26 @@ _FOLD_TRAPS = ("\u0130", "\u017f")
 
 def _pattern(kind: str, spec: str) -> SecretPattern:
     folded = spec.startswith("(?i)")
-    specs = _ANCHORS.get(kind, ())
-    # Run on `text.lower()`, where case-sensitive lower-case literals find what `(?i)` finds in text.
-    anchors = tuple((reach, regex.compile(regex.escape(lit) + then)) for lit, reach, then in specs)
-    needles = _NEEDLES.get(kind) or tuple(lit for lit, _, _ in specs)
-    assert not folded or needles, f"{kind}: a case-ignoring pattern needs needles"
+    anchors = _ANCHORS.get(kind, ())
+    needles = _NEEDLES.get(kind, ())  # an anchored pattern's finders do the needles' job
+    assert not folded or needles or anchors, f"{kind}: a case-ignoring pattern needs needles or anchors"
     return SecretPattern(kind, regex.compile(spec), needles, folded, anchors)
 
 
 PATTERNS: tuple[SecretPattern, ...] = tuple(_pattern(k, p) for k, p in _SPECS)
 
 
-def _anchored(sp: SecretPattern, text: str, low: str) -> Iterator[regex.Match[str]]:
+def _anchored(sp: SecretPattern, text: str, low: str, hits: dict[str, list[int]]) -> Iterator[regex.Match[str]]:
     """The matches `sp.pattern.finditer(text)` gives, found by trying the pattern next to anchors.
 
-    `low` is `text.lower()`, of the same length, so its positions are positions in `text`; an
-    anchor (literal + what follows it, all lower case) matches in `low` where `(?i)` would in `text`.
+    `low` is `text.lower()`, of the same length, so its positions are positions in `text`; a
+    finder (literal + what follows it, all lower case) matches in `low` where `(?i)` would in
+    `text`.  `hits` caches each literal's finder positions for this text.
     """
-    windows = sorted((m.start() - reach, m.start()) for reach, anchor in sp.anchors for m in anchor.finditer(low))
+    for lit, _ in sp.anchors:
+        if lit not in hits:
+            hits[lit] = [m.start() for m in _FINDERS[lit].finditer(low)]
+    windows = sorted((i - reach, i) for lit, reach in sp.anchors for i in hits[lit])
     pos = 0  # where the scan stands: the end of the last match, or the next untried start
     for lo, hi in windows:
         for s in range(max(lo, pos, 0), hi + 1):
@@ -144,6 +150,7 @@ def redact(text: str, *, fast: bool = True) -> tuple[str, list[str]]:
     """
     removed: list[str] = []
     low: str | None = None
+    hits: dict[str, list[int]] = {}
     for sp in PATTERNS:
         use_low = False
         if fast and sp.folded:
@@ -151,10 +158,10 @@ def redact(text: str, *, fast: bool = True) -> tuple[str, list[str]]:
                 low = text.lower()
                 if len(low) != len(text) or (not text.isascii() and any(t in text for t in _FOLD_TRAPS)):
                     fast = False
-            if fast and not any(n in low for n in sp.needles):
+            if fast and sp.needles and not any(n in low for n in sp.needles):
                 continue
             use_low = fast and bool(sp.anchors)
-        found = _anchored(sp, text, low) if use_low else sp.pattern.finditer(text)  # type: ignore[arg-type]
+        found = _anchored(sp, text, low, hits) if use_low else sp.pattern.finditer(text)  # type: ignore[arg-type]
         pieces: list[str] = []
         pos = 0
         for m in found:
@@ -166,4 +173,39 @@ def redact(text: str, *, fast: bool = True) -> tuple[str, list[str]]:
             pieces.append(text[pos:])
             text = "".join(pieces)
             low = None  # the text changed
+            hits.clear()
     return text, removed
+
+
+# Joins texts for one scan: no pattern matches across it (every value class stops at whitespace
+# or NUL, every lookbehind is negative, so a text's edges behave as at the start or end of text).
+_JOIN = "\n\x00\n"
+BATCH_CHARS = 4 * 1024 * 1024
+
+
+def redact_many(texts: Sequence[str]) -> list[tuple[str, list[str]]]:
+    """`[redact(t) for t in texts]`, scanning batches of texts joined together.
+
+    One scan per batch instead of one per text saves the per-call cost of 14 patterns on many
+    short texts.  The joined scan only tells which texts hold a secret; those are redacted again
+    one by one, so every result is exactly `redact(text)`.
+    """
+    out: list[tuple[str, list[str]]] = [(t, []) for t in texts]
+    start = 0
+    while start < len(texts):
+        end, size = start, 0
+        while end < len(texts) and (end == start or size + len(texts[end]) <= BATCH_CHARS):
+            size += len(texts[end]) + len(_JOIN)
+            end += 1
+        batch = texts[start:end]
+        joined = _JOIN.join(batch)
+        new, removed = redact(joined)
+        if removed:
+            pieces = new.split(_JOIN)
+            if len(pieces) != len(batch) or joined.count(_JOIN) != len(batch) - 1:
+                pieces = [None] * len(batch)  # a text holds the separator itself: one by one
+            for i, (text, piece) in enumerate(zip(batch, pieces, strict=True)):
+                if piece != text:
+                    out[start + i] = redact(text)
+        start = end
+    return out

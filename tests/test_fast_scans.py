@@ -38,6 +38,22 @@ def test_anchored_secret_scan_equals_the_plain_scan_on_any_text(text: str) -> No
     assert secrets.redact(text) == secrets.redact(text, fast=False)
 
 
+PEM_BITS = ["-----BEGIN RSA PRIVATE KEY-----", "-----END RSA PRIVATE KEY-----", "MIIEowIBAAKCAQEAu1SU1LfVLPHC",
+            "\\n", "\x00", "\n\x00\n", "Bearer abc123def456ghi789jkl", "eyJhbGciOiJIUzI1.eyJzdWIiOiIxMjM0.Sfl"]
+secret_texts = st.lists(st.sampled_from(SECRET_BITS + PEM_BITS), max_size=25).map("".join)
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(secret_texts, max_size=8), st.integers(min_value=1, max_value=200))
+def test_batched_redaction_equals_one_by_one(texts: list[str], batch: int) -> None:
+    old = secrets.BATCH_CHARS
+    secrets.BATCH_CHARS = batch  # small batches: many batch edges
+    try:
+        assert secrets.redact_many(texts) == [secrets.redact(t) for t in texts]
+    finally:
+        secrets.BATCH_CHARS = old
+
+
 @pytest.mark.parametrize("path", corpus_params("claude_code_jsonl", "codex_rollout", "anthropic_messages"))
 def test_anchored_secret_scan_equals_the_plain_scan_on_corpus(path: Path) -> None:
     text = path.read_text(encoding="utf-8", errors="surrogateescape")
@@ -46,7 +62,7 @@ def test_anchored_secret_scan_equals_the_plain_scan_on_corpus(path: Path) -> Non
 
 def test_every_slow_pattern_is_anchored() -> None:
     assert {sp.kind for sp in secrets.PATTERNS if sp.anchors} == {"query-credential", "credential"}
-    assert all(sp.needles for sp in secrets.PATTERNS if sp.folded)
+    assert all(sp.needles or sp.anchors for sp in secrets.PATTERNS if sp.folded)
 
 
 # --- token bounds: the engine's "fewer tokens" check encodes only what they leave open ----------

@@ -109,5 +109,7 @@ def test_redaction_is_idempotent_and_json_safe(text: str) -> None:
 def test_redact_action_replaces_signed_thinking_whole() -> None:
     signed = Part(kind="thinking", role="assistant", message=0, record=0, path=(),
                   text=f"the key is {OPENAI}", meta={"signed": True})
-    ch = text_actions.REDACT_SECRETS.run(signed, text_actions.RedactSecretsOptions(), Context(view=None))  # type: ignore[misc]
+    batch = text_actions.REDACT_SECRETS.run_batch
+    assert batch is not None
+    ch = batch([signed], text_actions.RedactSecretsOptions(), Context(view=None)).get(0)  # type: ignore[arg-type]
     assert ch is not None and ch.replace and ch.text == "the key is [REDACTED:openai-key]"

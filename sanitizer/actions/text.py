@@ -50,12 +50,14 @@ class RedactSecretsOptions:
     pass
 
 
-def redact_secrets(part: Part, opts: RedactSecretsOptions, ctx: Context) -> Change | None:
-    new, removed = _secrets.redact(part.text)
-    if not removed or new == part.text:
-        return None
-    # A signed thinking block may not be edited in place: it becomes a plain text part instead.
-    return Change(text=new, removed="\n".join(removed), replace=part.signed)
+def redact_secrets(parts: list[Part], opts: RedactSecretsOptions, ctx: Context) -> dict[int, Change]:
+    out: dict[int, Change] = {}
+    for i, (part, (new, removed)) in enumerate(zip(parts, _secrets.redact_many([p.text for p in parts]),
+                                                   strict=True)):
+        if removed and new != part.text:
+            # A signed thinking block may not be edited in place: it becomes a plain text part instead.
+            out[i] = Change(text=new, removed="\n".join(removed), replace=part.signed)
+    return out
 
 
 REDACT_SECRETS = Action(
@@ -72,7 +74,7 @@ REDACT_SECRETS = Action(
         after="git clone https://[REDACTED:url-credentials]@github.com/acme/app.git",
     ),
     kinds=("text", "thinking", "tool_call", "tool_result"),
-    run=redact_secrets,
+    run_batch=redact_secrets,
 )
 
 
