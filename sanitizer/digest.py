@@ -11,6 +11,7 @@ and dataclass fields here are public.  Everything is deterministic and linear in
 
 from __future__ import annotations
 
+import functools
 import json
 import shlex
 from dataclasses import dataclass
@@ -137,6 +138,17 @@ def parse_args(args: str | dict | None) -> dict | None:
 
 def describe_call(tool: str | None, args: Any) -> CallInfo:
     """Verb and main target of a call to `tool` with `args` (JSON text, dict, raw text or None)."""
+    if isinstance(args, str):  # the same call is described for its digest, its outcome and copies
+        return _describe_text(tool, args)
+    return _describe(tool, args)
+
+
+@functools.lru_cache(maxsize=1024)
+def _describe_text(tool: str | None, args: str) -> CallInfo:
+    return _describe(tool, args)
+
+
+def _describe(tool: str | None, args: Any) -> CallInfo:
     name = tool or "tool"
     d = parse_args(args)
     raw = args if isinstance(args, str) and d is None else None
