@@ -82,3 +82,21 @@ def test_counter_memoizes_and_batches() -> None:
     texts = [f"line {i}\n" * 50 for i in range(100)] * 2
     enc = get_encoding()
     assert counter.count_many(texts) == [len(enc.encode_ordinary(t)) for t in texts]
+
+
+def test_big_batches_are_counted_by_worker_processes_exactly(monkeypatch) -> None:  # noqa: ANN001
+    import random
+
+    import sanitizer.tokens as tokens
+
+    monkeypatch.setattr(tokens, "PARALLEL_MIN_CHARS", 64 * 1024)
+    rnd = random.Random(7)
+    words = ["alpha", "beta", " ", "\n", "数据", "==", "x1", "'s", "🙂"]
+    texts = ["".join(rnd.choice(words) for _ in range(rnd.randrange(1, 9000))) for _ in range(80)]
+    counter = tokens.TokenCounter(threads=2)
+    try:
+        assert counter.count_many(texts) == [len(tokens.get_encoding().encode_ordinary(t)) for t in texts]
+        assert counter._pool is not None  # the batch went to the worker processes
+    finally:
+        counter.close()
+    assert counter._pool is None
