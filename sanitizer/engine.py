@@ -87,8 +87,7 @@ class Engine:
             elif p.role == "tool":
                 ctx.results.setdefault(p.call_id, []).append(p)
         for rule in self.config.active:
-            members = scopes.members(rule.scope)
-            selected = [p for p in view.parts if p.message in members and self._matches(rule, p, ctx)]
+            selected = self._select(rule, view.parts, scopes.members(rule.scope), ctx)
             if not selected:
                 continue
             if rule.action.run_batch is not None:
@@ -129,16 +128,21 @@ class Engine:
         return dataclasses.replace(change, text="\n".join([change.text, *lost]))
 
     @staticmethod
-    def _matches(rule: Rule, p: Part, ctx: Context) -> bool:
-        if p.dropped or p.kind not in rule.kinds:
-            return False
-        if rule.roles and p.role not in rule.roles:
-            return False
+    def _select(rule: Rule, parts: list[Part], members: frozenset[int], ctx: Context) -> list[Part]:
+        """The parts a rule applies to: live, of its kinds, in its scope, then its roles, tags, tools."""
+        kinds = rule.kinds
+        out = [p for p in parts if p.kind in kinds and not p.dropped and p.message in members]
+        if rule.roles:
+            out = [p for p in out if p.role in rule.roles]
+        if rule.tags:
+            needles = [f"<{t}" for t in rule.tags]
+            out = [p for p in out if "<" in p.text and any(n in p.text for n in needles)]
         if rule.tools:
-            tool = p.tool or (c.tool if (c := ctx.call_for(p)) else None) or ""
-            if not any(fnmatch.fnmatchcase(tool, g) for g in rule.tools):
-                return False
-        return not rule.tags or any(f"<{t}" in p.text for t in rule.tags)
+            def tool_of(p: Part) -> str:
+                return p.tool or (c.tool if (c := ctx.call_for(p)) else None) or ""
+
+            out = [p for p in out if any(fnmatch.fnmatchcase(tool_of(p), g) for g in rule.tools)]
+        return out
 
     def shrinks(self, old: str, new: str) -> bool:
         """True when `new` has fewer tokens than `old`: exact, encoding only what bounds leave open."""

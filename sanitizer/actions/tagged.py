@@ -51,9 +51,9 @@ class KeepTagOptions:
         _names(self.tags, "tags")
 
 
-def keep_tag(part: Part, opts: KeepTagOptions, ctx: Context) -> Change | None:
+def keep_tag(parts: list[Part], opts: KeepTagOptions, ctx: Context) -> dict[int, Change]:
     ctx.cache.setdefault("protected_tags", set()).update(t.lower() for t in opts.tags)
-    return None
+    return {}
 
 
 KEEP_TAG = Action(
@@ -68,7 +68,7 @@ KEEP_TAG = Action(
         after="<key_info>deploy target is prod-eu-2</key_info>",
     ),
     kinds=KINDS,
-    run=keep_tag,
+    run_batch=keep_tag,
 )
 
 
