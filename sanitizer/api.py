@@ -80,6 +80,11 @@ class Sanitizer:
         return self.sanitize_text(text, str(path))
 
     def run(self, doc: Document) -> Result:
+        """Apply the rules to a loaded document (with the cyclic GC paused: see `loader.gc_paused`)."""
+        with loader.gc_paused():
+            return self._run(doc)
+
+    def _run(self, doc: Document) -> Result:
         started = time.perf_counter()
         adapter = self.adapter_for(doc)
         views = list(adapter.views(doc))
