@@ -34,19 +34,19 @@ class Outcome:
 _worker: Sanitizer | None = None
 
 
-def _sanitizer(opts: RunOptions) -> Sanitizer:
+def _sanitizer(opts: RunOptions, threads: int = 2) -> Sanitizer:
     from .api import Sanitizer
 
     if opts.mode in ("check", "summary"):  # read-only modes: no rule runs
         return Sanitizer("none", encoding=opts.encoding, count_tokens=False, format=opts.format)
     return Sanitizer(opts.preset, config=opts.user_config, config_source=opts.user_source, enable=opts.enable,
                      disable=opts.disable, keep_recent=opts.keep_recent, encoding=opts.encoding,
-                     count_tokens=opts.count_tokens, format=opts.format)
+                     count_tokens=opts.count_tokens, format=opts.format, threads=threads)
 
 
 def _init_worker(opts: RunOptions) -> None:
     global _worker
-    _worker = _sanitizer(opts)
+    _worker = _sanitizer(opts, threads=1)  # the files are the parallel work: no nested token pool
 
 
 def _work(source: str, opts: RunOptions) -> Outcome:
