@@ -130,7 +130,8 @@ def test_trim_tag_respects_tags_registered_by_keep_tag() -> None:
     ctx = Context(view=None)
     text = "<thinking>" + "a " * 50 + "<decision>use sqlite</decision>" + " b" * 50 + "</thinking>"
     assert "<decision>" not in (run(tagged.TRIM_TAG, text, ctx, max_chars=40, head=10, tail=10) or "")
-    assert tagged.KEEP_TAG.run(part(text), tagged.KeepTagOptions(tags=("decision",)), ctx) is None
+    register = tagged.KEEP_TAG.run_batch
+    assert register is not None and register([part(text)], tagged.KeepTagOptions(tags=("decision",)), ctx) == {}
     assert "<decision>use sqlite</decision>" in (run(tagged.TRIM_TAG, text, ctx, max_chars=40, head=10, tail=10) or "")
 
 
