@@ -1,0 +1,117 @@
+"""Where a long text may be cut into pieces whose exact token counts add up (cl100k pre-tokens).
+
+`split_for_bpe` cuts a text at line breaks that end a pre-token; `run_cuts` finds places inside
+long single-class runs (CJK, punctuation, whitespace) where both halves pre-tokenize as the whole
+did.  `tokens.TokenCounter` counts the pieces and checks the token pairs at run cuts.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Iterable
+
+import regex
+
+# Above this many chars, a text is split at pre-token boundaries before encoding.
+CHUNK_CHARS = 8192
+# Single-class runs (letters, punctuation, whitespace) at least this long are cut inside.
+RUN_MIN = 4096
+RUN_STEP = 2048
+
+_PUNCT_BLOCK = regex.compile(r"[^\s\p{L}\p{N}]+")
+# A maximal run of letters, of "punctuation" (not space/letter/digit), or of whitespace.
+_RUN_TEMPLATE = r"(?<!\p{L})\p{L}{MIN,}+|(?<![^\s\p{L}\p{N}])[^\s\p{L}\p{N}]{MIN,}+|(?<!\s)\s{MIN,}+"
+_RUNS = regex.compile(_RUN_TEMPLATE.replace("MIN", str(RUN_MIN)))
+
+
+def run_cuts(text: str, step: int = RUN_STEP, min_run: int = RUN_MIN,
+             runs: regex.Pattern[str] | None = None) -> list[tuple[int, int]]:
+    """Candidate cuts inside long single-class runs, as (position, last position of the run) pairs.
+
+    Every allowed position `p` keeps cl100k's pre-tokenization: the pre-tokens of `text[:p]`
+    and `text[p:]` are those of `text`, with the one pre-token around `p` split in two.
+
+    - letters `[s, e)`: `s+3 <= p <= e-1` (the pre-token is `X?\\p{L}++`; a contraction such as
+      `'ll` can end at `s+2` at most; the right half starts with a letter and matches `\\p{L}++`).
+    - punctuation `[s, e)`: `s+1 <= p <= e-2` (` ?[^\\s\\p{L}\\p{N}]++[\\r\\n]*+`; the right half
+      starts with two punctuation chars, so neither a contraction nor `X\\p{L}` can match there).
+    - a maximal whitespace run without CR/LF: `s+1 <= p <= e-2` (`\\s+(?!\\S)` ends one before
+      `e`, or `\\s++$` at the end; the left half ends the text, where `\\s++$` takes it whole).
+    - a maximal run of only CR/LF: `s+1 <= p <= e-1` (`\\s*[\\r\\n]` or `\\s++$` or the CR/LF tail
+      of a punctuation pre-token takes the whole run; each half is taken the same way).
+    Mixed whitespace runs (spaces and newlines) are not cut.
+    """
+    if len(text) < min_run or not _may_hold_run(text, min_run):
+        return []
+    pattern = runs if runs is not None else (_RUNS if min_run == RUN_MIN else _runs_pattern(min_run))
+    cuts: list[tuple[int, int]] = []
+    for m in pattern.finditer(text):
+        s, e = m.span()
+        first = text[s]
+        if first.isspace():
+            run = m.group()
+            has_newline = "\n" in run or "\r" in run
+            if not has_newline:
+                lo, hi = s + 1, e - 2
+            elif not run.strip("\r\n"):
+                lo, hi = s + 1, e - 1
+            else:
+                continue
+        elif first.isalpha():
+            lo, hi = s + 3, e - 1
+        else:
+            lo, hi = s + 1, e - 2
+        p = s + step * (1 + (lo - s) // step)  # multiples of `step` from the run start
+        while p + step // 2 <= hi:
+            cuts.append((p, hi))
+            p += step
+    return cuts
+
+
+def _may_hold_run(text: str, min_run: int) -> bool:
+    """False when `text` surely holds no single-class run of `min_run` chars (a quick C-speed test).
+
+    Such a run covers a whole aligned block of `min_run // 2` chars, so it is enough to look for a
+    block that is all letters, all whitespace or all punctuation; each test stops at the first
+    char that does not fit, which in ordinary text comes within a few chars.
+    """
+    block = max(1, min_run // 2)
+    fullmatch = _PUNCT_BLOCK.fullmatch
+    for i in range(0, len(text) - block + 1, block):
+        b = text[i:i + block]
+        if b.isalpha() or b.isspace() or fullmatch(b):
+            return True
+    return False
+
+
+@functools.lru_cache(maxsize=16)
+def _runs_pattern(min_run: int) -> regex.Pattern[str]:
+    return regex.compile(_RUN_TEMPLATE.replace("MIN", str(min_run)))
+
+
+_NEWLINE_AFTER_ALNUM = regex.compile(r"(?<=[\p{L}\p{N}])\n")
+
+
+def split_for_bpe(text: str, size: int = CHUNK_CHARS) -> Iterable[str]:
+    """Split a long text into pieces whose token counts add up to the whole text's count.
+
+    A cut is made just before a newline that follows a letter or digit: cl100k's pre-tokenizer
+    always ends a pre-token there (a letter/digit run never takes a newline, and the newline
+    starts the next pre-token in the whole text as in the piece), so the pieces tokenize exactly
+    as the whole.  Cuts are at least `size` chars apart; a text with no such newline is left whole
+    (long single-class runs inside it are handled by `run_cuts`).
+    """
+    n = len(text)
+    if n <= size:
+        yield text
+        return
+    start = 0
+    search = _NEWLINE_AFTER_ALNUM.search
+    while n - start > size:
+        m = search(text, start + size)
+        if m is None:
+            break
+        cut = m.start()
+        yield text[start:cut]
+        start = cut
+    yield text[start:]
