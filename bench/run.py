@@ -15,7 +15,8 @@ cost, printed apart), so a ratio compares the work on the file only:
 - `tokens / tiktoken`: `sanitize FILE -o OUT` (exact token report) against one
   `encode_ordinary` of the raw file text;
 - growth exponent: log(time ratio) / log(size ratio) between two sizes of the same input;
-- `--jobs 2 / --jobs 1` on a folder of sessions (speed-up), and peak RSS on a dataset JSONL.
+- `--jobs 2 / --jobs 1` on a folder of sessions and on the lines of one dataset JSONL (speed-up),
+  and peak RSS on a dataset JSONL.
 
 Generated inputs are written to a temporary folder and deleted at the end.  Corpus files are read
 in place from ../shared/corpus (skipped with a message when absent).  Standard library only.
@@ -284,26 +285,34 @@ def jobs_section(gen, tmp: Path, quick: bool) -> str:  # noqa: ANN001
     folder.mkdir()
     n, size = (4, 1) if quick else (8, 5)
     files = [gen.claude_session(folder / f"session-{i}.jsonl", size * MB, seed=100 + i) for i in range(n)]
-    log(f"jobs: {n} sessions of {size} MB")
+    data_mb = 10 if quick else 50
+    data = gen.dataset(tmp / "jobs-dataset.jsonl", data_mb * MB)
+    log(f"jobs: {n} sessions of {size} MB; a dataset JSONL of {size_label(data)}")
     out = tmp / "jobs-out"
     results = []
-    for label, extra in (("--no-tokens", ["--no-tokens"]), ("exact tokens", [])):
-        r1: list[Measure] = []
-        r2: list[Measure] = []
-        for _ in range(REPEAT):
-            r1.append(measure("sanitize", *files, *extra, "-q", "--jobs", "1", "-o", out))
-            r2.append(measure("sanitize", *files, *extra, "-q", "--jobs", "2", "-o", out))
-        t1, t2 = best(r1), best(r2)
-        log(f"  {label}: jobs1 {t1.seconds:.2f}s jobs2 {t2.seconds:.2f}s")
-        results.append([label, f"**{t1.seconds / t2.seconds:.2f}×**", f"{t1.seconds:.2f} / {t2.seconds:.2f}"])
-    for f in files:
-        f.unlink()
+    data_out = tmp / "jobs-dataset-out.jsonl"
+    for what, inputs, target in ((f"{n} sessions of {size} MB (files)", files, out),
+                                 (f"dataset JSONL of {size_label(data)} (lines)", [data], data_out)):
+        for label, extra in (("--no-tokens", ["--no-tokens"]), ("exact tokens", [])):
+            r1: list[Measure] = []
+            r2: list[Measure] = []
+            for _ in range(REPEAT):
+                r1.append(measure("sanitize", *inputs, *extra, "-q", "--jobs", "1", "-o", target))
+                r2.append(measure("sanitize", *inputs, *extra, "-q", "--jobs", "2", "-o", target))
+            t1, t2 = best(r1), best(r2)
+            log(f"  {what}, {label}: jobs1 {t1.seconds:.2f}s jobs2 {t2.seconds:.2f}s")
+            results.append([what, label, f"**{t1.seconds / t2.seconds:.2f}×**", f"{t1.seconds:.2f} / {t2.seconds:.2f}",
+                            f"{t1.rss_mb:.0f} / {t2.rss_mb:.0f}"])
+    for f in [*files, data, data_out]:
+        f.unlink(missing_ok=True)
     for f in out.iterdir():
         f.unlink()
     out.rmdir()
     folder.rmdir()
-    return (f"`--jobs 2` against `--jobs 1` on a folder of {n} generated sessions of {size} MB:\n\n"
-            + table(["report", "speed-up (jobs 1 time / jobs 2 time)", "jobs 1 / jobs 2 s"], results))
+    return ("`--jobs 2` against `--jobs 1`: across files (a folder of generated sessions, to an `-o` folder) "
+            "and across the lines of one dataset JSONL (batches of lines in a process pool):\n\n"
+            + table(["input", "report", "speed-up (jobs 1 time / jobs 2 time)", "jobs 1 / jobs 2 s",
+                     "peak RSS MB (largest process) jobs 1 / jobs 2"], results))
 
 
 def dataset_section(gen, tmp: Path, quick: bool, big: bool) -> str:  # noqa: ANN001

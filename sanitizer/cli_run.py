@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
-from concurrent.futures import ProcessPoolExecutor
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -31,27 +31,16 @@ class Outcome:
     findings: list[str] = field(default_factory=list)  # --check / pair findings, as `file:line: what`
 
 
-_worker: Sanitizer | None = None
-
-
-def _sanitizer(opts: RunOptions, threads: int = 2) -> Sanitizer:
+def build_sanitizer(opts: RunOptions, threads: int | None = None) -> Sanitizer:
+    """The Sanitizer the options ask for (`threads`: token-counting processes, default the API's)."""
     from .api import Sanitizer
 
+    more = {} if threads is None else {"threads": threads}
     if opts.mode in ("check", "summary"):  # read-only modes: no rule runs
-        return Sanitizer("none", encoding=opts.encoding, count_tokens=False, format=opts.format)
+        return Sanitizer("none", encoding=opts.encoding, count_tokens=False, format=opts.format, **more)
     return Sanitizer(opts.preset, config=opts.user_config, config_source=opts.user_source, enable=opts.enable,
                      disable=opts.disable, keep_recent=opts.keep_recent, encoding=opts.encoding,
-                     count_tokens=opts.count_tokens, format=opts.format, threads=threads)
-
-
-def _init_worker(opts: RunOptions) -> None:
-    global _worker
-    _worker = _sanitizer(opts, threads=1)  # the files are the parallel work: no nested token pool
-
-
-def _work(source: str, opts: RunOptions) -> Outcome:
-    assert _worker is not None
-    return process(_worker, source, read_input(source, opts), opts)
+                     count_tokens=opts.count_tokens, format=opts.format, **more)
 
 
 def read_input(source: str, opts: RunOptions) -> str | Any:
@@ -148,13 +137,16 @@ def run(files: tuple[str, ...], output: Path | None, opts: RunOptions, *, jobs: 
     for src, target in zip(files, targets, strict=True):
         if target is not None and src != "-" and Path(src).resolve() == target.resolve():
             raise click.UsageError(f"{target}: refusing to overwrite the input; choose another -o")
-    san = _sanitizer(opts) if jobs == 1 or len(files) == 1 else None
+    from .workers import worker_threads
+
+    # Built once, here: --jobs workers inherit it, each with its share of the token-counting processes.
+    san = build_sanitizer(opts, worker_threads(jobs, len(files)) if jobs > 1 and len(files) > 1 else None)
     total = Report(source=files[0] if len(files) == 1 else f"{len(files)} files", format="", preset=opts.preset,
                    tokens_before=0 if opts.count_tokens and opts.mode == "copy" else None,
                    encoding=opts.encoding if opts.count_tokens else None)
-    # --strict must see problems before any output is written, so it never streams.
-    outcomes = _outcomes(files, opts, san, jobs, quiet=quiet, terminal=terminal, targets=targets,
-                         stream_ok=not strict)
+    outcomes = _outcomes(files, opts, san, jobs, quiet=quiet, terminal=terminal, targets=targets, strict=strict)
+    if strict:  # every file's problems are known before any output is written (nothing streams)
+        outcomes = list(outcomes)
     code = 0
     formats: list[str] = []
     for outcome, target in zip(outcomes, targets, strict=True):
@@ -184,7 +176,7 @@ def run(files: tuple[str, ...], output: Path | None, opts: RunOptions, *, jobs: 
     return code
 
 
-def _streamable(source: str, opts: RunOptions, san: Sanitizer) -> bool:
+def streamable(source: str, opts: RunOptions, san: Sanitizer) -> bool:
     """A dataset JSONL file in plain copy mode is processed line by line (bounded memory)."""
     from .stream import is_dataset_jsonl
 
@@ -192,44 +184,57 @@ def _streamable(source: str, opts: RunOptions, san: Sanitizer) -> bool:
             and is_dataset_jsonl(source, san))
 
 
-def _stream(san: Sanitizer, source: str, target: Path | None, opts: RunOptions) -> Outcome:
+def stream_file(san: Sanitizer, source: str, target: Path | None, opts: RunOptions, jobs: int = 1) -> Outcome:
+    """Stream a dataset JSONL to `target` (atomically) or stdout; `jobs` processes share its lines."""
+    from functools import partial
+
     from .fit import repair_result
     from .stream import atomic_output, sanitize_jsonl
 
-    finish = None if opts.repair_pairs == "report" else (lambda r: repair_result(r, opts.repair_pairs))
+    finish = None if opts.repair_pairs == "report" else partial(repair_result, mode=opts.repair_pairs)
     if target is None:
-        report = sanitize_jsonl(san, source, sys.stdout.buffer.write, finish=finish)
+        report = sanitize_jsonl(san, source, sys.stdout.buffer.write, finish=finish, jobs=jobs)
         sys.stdout.buffer.flush()
     else:
         with atomic_output(target) as write:
-            report = sanitize_jsonl(san, source, write, finish=finish)
+            report = sanitize_jsonl(san, source, write, finish=finish, jobs=jobs)
     return Outcome(source, None, report)
 
 
-def _outcomes(files: tuple[str, ...], opts: RunOptions, san: Sanitizer | None, jobs: int, *, quiet: bool,
-              terminal: bool, targets: list[Path | None] | None = None, stream_ok: bool = True) -> list[Outcome]:
-    if san is not None and not (stream_ok and any(_streamable(f, opts, san) for f in files)):
-        sizes = [Path(f).stat().st_size if f != "-" and Path(f).is_file() else 0 for f in files]
-        show = terminal and not quiet and sum(sizes) >= PROGRESS_MIN_BYTES
-        if not show:
-            return [process(san, f, read_input(f, opts), opts) for f in files]
-        from rich.console import Console
-        from rich.progress import Progress
+def _outcomes(files: tuple[str, ...], opts: RunOptions, san: Sanitizer, jobs: int, *, quiet: bool,
+              terminal: bool, targets: list[Path | None], strict: bool) -> Iterable[Outcome]:
+    """One Outcome per input, in input order (lazily where outputs are written as they come)."""
+    if jobs > 1 and len(files) > 1:
+        from .cli_jobs import pooled
 
-        out = []
-        with Progress(console=Console(stderr=True), redirect_stdout=False, redirect_stderr=False,
-                      transient=True) as bar:
-            task = bar.add_task("sanitizing", total=sum(sizes))
-            for f, size in zip(files, sizes, strict=True):
-                out.append(process(san, f, read_input(f, opts), opts))
-                bar.advance(task, size)
-        return out
-    if san is not None:  # dataset JSONL files stream straight to their output, line by line
-        targets = targets or [None] * len(files)
-        return [_stream(san, f, t, opts) if _streamable(f, opts, san) else process(san, f, read_input(f, opts), opts)
-                for f, t in zip(files, targets, strict=True)]
-    with ProcessPoolExecutor(max_workers=jobs, initializer=_init_worker, initargs=(opts,)) as pool:
-        return list(pool.map(_work, files, [opts] * len(files)))
+        return pooled(files, targets, opts, san, jobs, strict=strict)
+    # --strict must see problems before any output is written, so it never streams.
+    streams = [False] * len(files) if strict else [streamable(f, opts, san) for f in files]  # sniffed once
+    if any(streams):
+        return _streamed(files, streams, opts, san, jobs, targets)
+    sizes = [Path(f).stat().st_size if f != "-" and Path(f).is_file() else 0 for f in files]
+    show = terminal and not quiet and sum(sizes) >= PROGRESS_MIN_BYTES
+    if not show:
+        return [process(san, f, read_input(f, opts), opts) for f in files]
+    from rich.console import Console
+    from rich.progress import Progress
+
+    out = []
+    with Progress(console=Console(stderr=True), redirect_stdout=False, redirect_stderr=False,
+                  transient=True) as bar:
+        task = bar.add_task("sanitizing", total=sum(sizes))
+        for f, size in zip(files, sizes, strict=True):
+            out.append(process(san, f, read_input(f, opts), opts))
+            bar.advance(task, size)
+    return out
+
+
+def _streamed(files: tuple[str, ...], streams: list[bool], opts: RunOptions, san: Sanitizer, jobs: int,
+              targets: list[Path | None]) -> Iterator[Outcome]:
+    """Dataset JSONL files (`streams`) go straight to their output, line by line (`jobs` processes
+    share the lines of one file); yielded one at a time so stdout gets every output in input order."""
+    for f, is_stream, t in zip(files, streams, targets, strict=True):
+        yield stream_file(san, f, t, opts, jobs) if is_stream else process(san, f, read_input(f, opts), opts)
 
 
 def _report(report: Report, kind: str | None, report_file: Path | None, *, quiet: bool, terminal: bool,

@@ -17,7 +17,7 @@ from __future__ import annotations
 import copy
 import os
 import tempfile
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, BinaryIO
@@ -36,9 +36,9 @@ HEAD_BYTES = 64 * 1024 * 1024
 MEMO_CHARS = 8 * 1024 * 1024
 
 
-def _lines(fh: BinaryIO) -> Iterator[tuple[int, str, bool]]:
-    """(1-based number, text without `\\n`, had `\\n`) of each physical line."""
-    for number, raw in enumerate(fh, start=1):
+def numbered_lines(fh: BinaryIO, start: int = 1) -> Iterator[tuple[int, str, bool]]:
+    """(number counted from `start`, text without `\\n`, had `\\n`) of each physical line."""
+    for number, raw in enumerate(fh, start=start):
         ended = raw.endswith(b"\n")
         yield number, (raw[:-1] if ended else raw).decode("utf-8", errors="surrogateescape"), ended
 
@@ -55,7 +55,7 @@ def is_dataset_jsonl(path: str | Path, san: Sanitizer | None = None) -> bool:
     size = 0
     seen_first = False
     with open(path, "rb") as fh:
-        for number, line, _ in _lines(fh):
+        for number, line, _ in numbered_lines(fh):
             head.append(line)
             size += len(line)
             if not seen_first and line.strip():
@@ -91,26 +91,44 @@ def _first_line_allows(line: str, number: int, source: str, forced: bool) -> boo
 
 
 def sanitize_jsonl(san: Sanitizer, src: str | Path | BinaryIO, write: Callable[[bytes], object], *,
-                   source: str | None = None, finish: Callable[[Result], None] | None = None) -> Report:
-    """Sanitize a dataset JSONL line by line, calling `write` with each output line's bytes.
+                   source: str | None = None, finish: Callable[[Result], None] | None = None,
+                   jobs: int = 1) -> Report:
+    """Sanitize a dataset JSONL line by line, calling `write` with the output bytes in order.
 
     `src` is a path or a binary file object (stdin: `sys.stdin.buffer`).  `write` receives the
-    bytes of one line at a time (with its `\\n` where the input had one); the caller decides
-    where they go (stdout, or a temporary file renamed at the end: see `atomic_output`).
-    `finish`, when given, is called on each line's `Result` before it is written (for example
-    `lambda r: repair_result(r, "stub")`).  Returns the merged report of all lines, equal to the
-    whole-file report except for `seconds`.
+    output in input order, a line (with its `\\n` where the input had one) or a batch of lines at a
+    time; the caller decides where the bytes go (stdout, or a temporary file renamed at the end:
+    see `atomic_output`).  `finish`, when given, is called on each line's `Result` before it is
+    written (for example `functools.partial(repair_result, mode="stub")`; picklable when
+    `jobs > 1` and processes are spawned).  With `jobs > 1`, batches of lines are sanitized in
+    that many worker processes (see `stream_pool`); the bytes and the report are the same.
+    Returns the merged report of all lines, equal to the whole-file report except for `seconds`.
     """
     if isinstance(src, str | Path):
         with open(src, "rb") as fh:
-            return sanitize_jsonl(san, fh, write, source=source or str(src), finish=finish)
+            return sanitize_jsonl(san, fh, write, source=source or str(src), finish=finish, jobs=jobs)
     source = source or getattr(src, "name", "<input>")
+    if jobs > 1:
+        from .stream_pool import sanitize_parallel
+
+        return sanitize_parallel(san, src, write, source=source, finish=finish, jobs=jobs)
+    return run_lines(san, numbered_lines(src), write, source, finish)
+
+
+def empty_report(san: Sanitizer, source: str) -> Report:
+    """The report a dataset stream starts from (lines' reports are merged into it)."""
+    return Report(source=source, format="dataset", preset=san.config.name,
+                  tokens_before=0 if san.count_tokens else None, tokens_after=0 if san.count_tokens else None,
+                  encoding=san.counter.encoding_name if san.count_tokens else None)
+
+
+def run_lines(san: Sanitizer, lines: Iterable[tuple[int, str, bool]], write: Callable[[bytes], object],
+              source: str, finish: Callable[[Result], None] | None = None) -> Report:
+    """Sanitize numbered lines (as `numbered_lines` gives them) one at a time; their merged report."""
     line_san = copy.copy(san)  # shares the rules, engine and token memo; only the format differs
     line_san.format = "dataset"
-    total = Report(source=source, format="dataset", preset=san.config.name,
-                   tokens_before=0 if san.count_tokens else None, tokens_after=0 if san.count_tokens else None,
-                   encoding=san.counter.encoding_name if san.count_tokens else None)
-    for number, line, ended in _lines(src):
+    total = empty_report(san, source)
+    for number, line, ended in lines:
         result = line_san.run(loader.from_line(line, number, source))
         if finish is not None:
             finish(result)

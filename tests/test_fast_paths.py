@@ -1,8 +1,8 @@
 """The fast paths do the same work as the plain path: same bytes out, same counts, same report.
 
-Fast paths: line-by-line dataset streaming, `--jobs`, `--no-tokens`, threaded batch counting,
+Fast paths: line-by-line dataset streaming, `--no-tokens`, threaded batch counting,
 chunked counting (newline splits and cuts inside long single-class runs).  No timing here: speed
-is measured by `bench/run.py`.
+is measured by `bench/run.py`.  `--jobs` has its own file: test_jobs.py.
 """
 
 from __future__ import annotations
@@ -14,13 +14,11 @@ import random
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
 from conftest import CORPUS, EXAMPLE, ROOT, corpus_params
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from sanitizer import Sanitizer, stream
-from sanitizer.cli import main
 from sanitizer.tokens import TokenCounter, _runs_pattern, get_encoding, run_cuts, split_for_bpe
 
 _spec = importlib.util.spec_from_file_location("bench_gen", ROOT / "bench" / "gen.py")
@@ -110,7 +108,7 @@ def test_memo_stays_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
     assert counter.count_many(again) == [plain_tokens(t) for t in again]
 
 
-# --- whole runs: streaming, --jobs, --no-tokens --------------------------------------------------------
+# --- whole runs: streaming, --no-tokens ------------------------------------------------------------------
 
 
 @pytest.fixture(scope="module")
@@ -150,24 +148,6 @@ def test_only_dataset_jsonl_is_streamed(tmp_path: Path) -> None:
     pretty = tmp_path / "one.json"
     pretty.write_text(json.dumps({"messages": [{"role": "user", "content": "hi"}]}, indent=2))
     assert not stream.is_dataset_jsonl(pretty)
-
-
-def _outputs(tmp: Path, files: list[Path], *args: str) -> dict[str, bytes]:
-    out = tmp / ("out" + "-".join(a.strip("-") for a in args))
-    result = CliRunner().invoke(main, [*map(str, files), "-q", "-o", str(out), *args])
-    assert result.exit_code == 0, result.output
-    return {p.name: p.read_bytes() for p in sorted(out.iterdir())}
-
-
-def test_jobs_and_no_tokens_give_the_same_bytes(tmp_path: Path) -> None:
-    files = [gen.claude_session(tmp_path / f"s{i}.jsonl", 150_000, seed=i) for i in range(3)]
-    files.append(gen.unclosed_tags(tmp_path / "tags.jsonl", 300))
-    files.append(gen.cjk_run(tmp_path / "cjk.jsonl", 0.05))
-    files.append(EXAMPLE)
-    plain = _outputs(tmp_path, files)
-    assert _outputs(tmp_path, files, "--jobs", "2") == plain
-    assert _outputs(tmp_path, files, "--no-tokens") == plain
-    assert _outputs(tmp_path, files, "--no-tokens", "--jobs", "2") == plain
 
 
 @pytest.mark.parametrize("make", [
