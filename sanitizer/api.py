@@ -7,24 +7,27 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from . import formats, loader, transcript
+from . import formats, loader, token_report, transcript
 from .config import Config, load
 from .engine import Cut, Engine, RuleStats
 from .formats.base import Adapter
 from .images import label_of
 from .model import Document, View
 from .report import Report
+from .token_report import Tally
 from .tokens import DEFAULT_ENCODING, TokenCounter
 
 
 class Result:
     """A sanitized copy in the input's format, plus renderings and the report."""
 
-    def __init__(self, doc: Document, adapter: Adapter, views: list[View], report: Report) -> None:
+    def __init__(self, doc: Document, adapter: Adapter, views: list[View], report: Report,
+                 tally: Tally | None = None) -> None:
         self.doc = doc
         self.adapter = adapter
         self.views = views
         self.report = report
+        self.tally = tally  # token figures still to count (`Sanitizer.run(..., defer_tokens=True)`)
 
     @property
     def output(self) -> Any:
@@ -79,12 +82,16 @@ class Sanitizer:
         text = path.read_bytes().decode("utf-8", errors="surrogateescape")  # keeps \r\n as is
         return self.sanitize_text(text, str(path))
 
-    def run(self, doc: Document) -> Result:
-        """Apply the rules to a loaded document (with the cyclic GC paused: see `loader.gc_paused`)."""
-        with loader.gc_paused():
-            return self._run(doc)
+    def run(self, doc: Document, *, defer_tokens: bool = False) -> Result:
+        """Apply the rules to a loaded document (with the cyclic GC paused: see `loader.gc_paused`).
 
-    def _run(self, doc: Document) -> Result:
+        With `defer_tokens`, the report's token figures are left to the caller: `result.tally`
+        holds the texts to count, and `token_report.settle` counts many results' texts at once.
+        """
+        with loader.gc_paused():
+            return self._run(doc, defer_tokens)
+
+    def _run(self, doc: Document, defer_tokens: bool) -> Result:
         started = time.perf_counter()
         adapter = self.adapter_for(doc)
         views = list(adapter.views(doc))
@@ -96,12 +103,16 @@ class Sanitizer:
             if self.config.active:
                 self.engine.run(view, stats, cuts)
                 adapter.write(view)
-        self._fill_report(report, views, stats, cuts)
+        tally = self._fill_report(report, views, stats, cuts)
+        if tally is not None and not defer_tokens:
+            token_report.settle(self.counter, [tally])
+            tally = None
         report.problems = list(doc.problems)
         report.seconds = time.perf_counter() - started
-        return Result(doc, adapter, views, report)
+        return Result(doc, adapter, views, report, tally)
 
-    def _fill_report(self, report: Report, views: list[View], stats: dict[str, RuleStats], cuts: list[Cut]) -> None:
+    def _fill_report(self, report: Report, views: list[View], stats: dict[str, RuleStats],
+                     cuts: list[Cut]) -> Tally | None:
         report.conversations = len(views)
         report.messages = sum(len(v.messages) for v in views)
         # What a summarizer reads: text of every part, an image as its label (never its data).
@@ -113,17 +124,10 @@ class Sanitizer:
         report.rules = stats
         report.cuts = cuts
         if not self.count_tokens:
-            return
-        count = self.counter.count_many
-        report.tokens_before = sum(count(originals))
-        changed = [(o, p) for o, p in zip(originals, parts, strict=True) if p.changed]
-        report.tokens_after = (report.tokens_before - sum(count([o for o, _ in changed]))
-                               + sum(count([p.text for _, p in changed if not p.dropped])))
-        for st in stats.values():
-            olds = count([o for o, _ in st.pairs])
-            news = count([n for _, n in st.pairs])
-            st.tokens_saved = sum(olds) - sum(news)
-            st.pairs.clear()
+            for st in stats.values():
+                st.pairs.clear()
+            return None
+        return token_report.tally(report, originals, parts, stats)
 
 
 def sanitize(obj: Any, preset: str = "default", **options: Any) -> Result:

@@ -17,13 +17,15 @@ from __future__ import annotations
 import copy
 import os
 import tempfile
+import time
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, BinaryIO
 
-from . import formats, loader
+from . import formats, loader, token_report
 from .report import Report
+from .token_report import Tally
 
 if TYPE_CHECKING:
     from .api import Result, Sanitizer
@@ -34,6 +36,9 @@ HEAD_LINES = 300
 HEAD_BYTES = 64 * 1024 * 1024
 # Token counts remembered from earlier lines (repeated system prompts) are kept up to this size.
 MEMO_CHARS = 8 * 1024 * 1024
+# Lines whose token figures are counted together: enough text for the counter's worker processes
+# (`tokens.PARALLEL_MIN_CHARS`), little enough memory for the lines held until then.
+COUNT_BATCH_CHARS = 4 * 1024 * 1024
 
 
 def numbered_lines(fh: BinaryIO, start: int = 1) -> Iterator[tuple[int, str, bool]]:
@@ -124,21 +129,57 @@ def empty_report(san: Sanitizer, source: str) -> Report:
 
 def run_lines(san: Sanitizer, lines: Iterable[tuple[int, str, bool]], write: Callable[[bytes], object],
               source: str, finish: Callable[[Result], None] | None = None) -> Report:
-    """Sanitize numbered lines (as `numbered_lines` gives them) one at a time; their merged report."""
+    """Sanitize numbered lines (as `numbered_lines` gives them) one at a time; their merged report.
+
+    Token figures are counted for batches of lines at once (`COUNT_BATCH_CHARS` of text), so a
+    batch of small lines is encoded by the counter's worker processes like one big conversation,
+    while this process sanitizes the next batch; a batch's lines are written once it is counted.
+    """
     line_san = copy.copy(san)  # shares the rules, engine and token memo; only the format differs
     line_san.format = "dataset"
     total = empty_report(san, source)
+    pending: list[tuple[Report, Tally | None, bytes]] = []  # lines sanitized, not counted yet
+    pending_chars = 0
+    counting: Callable[[], None] = lambda: None  # noqa: E731 - the batch being counted: waits, writes it
+
+    def count_pending() -> Callable[[], None]:
+        batch = list(pending)
+        started = time.perf_counter()
+        fill = token_report.settle_later(san.counter, [t for _, t, _ in batch if t is not None])
+        total.seconds += time.perf_counter() - started
+
+        def finish() -> None:
+            started = time.perf_counter()
+            fill()
+            total.seconds += time.perf_counter() - started
+            for report, _, data in batch:
+                total.merge(report)
+                write(data)
+
+        return finish
+
     for number, line, ended in lines:
-        result = line_san.run(loader.from_line(line, number, source))
+        result = line_san.run(loader.from_line(line, number, source), defer_tokens=True)
         if finish is not None:
             finish(result)
         for cut in result.report.cuts:
             cut.record = number - 1
-        total.merge(result.report)
         total.seconds += result.report.seconds
         text = loader.to_text(result.doc)
-        san.counter.trim(MEMO_CHARS)
-        write(text.encode("utf-8", errors="surrogateescape") + (b"\n" if ended else b""))
+        pending.append((result.report, result.tally,
+                        text.encode("utf-8", errors="surrogateescape") + (b"\n" if ended else b"")))
+        pending_chars += result.tally.chars if result.tally is not None else 0
+        if pending_chars >= COUNT_BATCH_CHARS or result.tally is None:
+            # The previous batch is written once counted; this one is counted while the next
+            # lines are sanitized (the counter's worker processes take big batches).
+            counting()
+            counting = count_pending()
+            pending.clear()
+            pending_chars = 0
+            san.counter.trim(MEMO_CHARS)
+    counting()
+    if pending:
+        count_pending()()
     return total
 
 

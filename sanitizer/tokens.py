@@ -23,7 +23,7 @@ from __future__ import annotations
 import functools
 import multiprocessing
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor
 
 import tiktoken
@@ -204,46 +204,62 @@ class TokenCounter:
 
     def count_many(self, texts: Sequence[str]) -> list[int]:
         """Token counts of `texts`, in order; encodes each distinct uncached text once."""
+        return self.count_many_later(texts)()
+
+    def count_many_later(self, texts: Sequence[str]) -> Callable[[], list[int]]:
+        """Start counting `texts`; the returned function waits for the counts (`count_many`'s).
+
+        A big batch is encoded by worker processes while the caller goes on (the dataset stream
+        sanitizes the next lines meanwhile); a small one is encoded when the counts are asked for.
+        """
         memo = self._memo
-        todo = list(dict.fromkeys(t for t in texts if t and t not in memo))
-        fresh: dict[str, int] = {}
-        if todo:
-            plain: list[str] = []
-            owners: list[int] = []
-            runs: list[tuple[int, str, list[int]]] = []
-            for i, t in enumerate(todo):
-                for piece in split_for_bpe(t):
-                    cuts = run_cuts(piece) if len(piece) >= RUN_MIN else []
-                    if cuts:
-                        runs.append((i, piece, cuts))
-                    else:
-                        plain.append(piece)
-                        owners.append(i)
+        known = {t: n for t in texts if t and (n := memo.get(t)) is not None}  # kept: `trim` may clear the memo
+        todo = list(dict.fromkeys(t for t in texts if t and t not in known))
+        plain: list[str] = []
+        owners: list[int] = []
+        runs: list[tuple[int, str, list[tuple[int, int]]]] = []
+        for i, t in enumerate(todo):
+            for piece in split_for_bpe(t):
+                cuts = run_cuts(piece) if len(piece) >= RUN_MIN else []
+                if cuts:
+                    runs.append((i, piece, cuts))
+                else:
+                    plain.append(piece)
+                    owners.append(i)
+        plain_counts = self._count_plain_later(plain)
+
+        def counts() -> list[int]:
             totals = [0] * len(todo)
-            for owner, n in zip(owners, self._count_plain(plain), strict=True):
+            for owner, n in zip(owners, plain_counts(), strict=True):
                 totals[owner] += n
             for owner, piece, cuts in runs:
                 totals[owner] += self._count_cut(piece, cuts)
             fresh = dict(zip(todo, totals, strict=True))
-        out = [0 if not t else fresh[t] if t in fresh else memo[t] for t in texts]
-        for t, n in fresh.items():  # remember the new counts, within a bounded number of chars
-            if len(t) < MEMO_MAX_TEXT:
-                if self._memo_chars > MEMO_MAX_CHARS:
-                    memo.clear()
-                    self._memo_chars = 0
-                memo[t] = n
-                self._memo_chars += len(t)
-        return out
+            for t, n in fresh.items():  # remember the new counts, within a bounded number of chars
+                if len(t) < MEMO_MAX_TEXT:
+                    if self._memo_chars > MEMO_MAX_CHARS:
+                        memo.clear()
+                        self._memo_chars = 0
+                    memo[t] = n
+                    self._memo_chars += len(t)
+            return [0 if not t else fresh[t] if t in fresh else known[t] for t in texts]
+
+        return counts
 
     # --- encoding, in parallel where it pays ------------------------------------------------------
 
     def _map(self, fn, groups: list) -> list:  # noqa: ANN001 - internal helper
+        return self._map_later(fn, groups)()
+
+    def _map_later(self, fn, groups: list) -> Callable[[], list]:  # noqa: ANN001 - internal helper
+        """`[fn(job) for job in jobs]`, started now in the pool (one group: computed when asked)."""
         jobs = [(self.encoding_name, g) for g in groups]
         if len(jobs) == 1:
-            return [fn(jobs[0])]
+            return lambda: [fn(jobs[0])]
         if self._pool is None:
             self._pool = ProcessPoolExecutor(self.threads, mp_context=_pool_context())
-        return list(self._pool.map(fn, jobs))
+        futures = [self._pool.submit(fn, job) for job in jobs]
+        return lambda: [f.result() for f in futures]
 
     def _groups(self, pieces: list[str]) -> list[list[str]]:
         """Consecutive groups of `pieces` of about equal size, two per process."""
@@ -261,10 +277,11 @@ class TokenCounter:
             size += len(p)
         return groups
 
-    def _count_plain(self, pieces: list[str]) -> list[int]:
+    def _count_plain_later(self, pieces: list[str]) -> Callable[[], list[int]]:
         if not pieces:
-            return []
-        return [n for counts in self._map(_encode_counts, self._groups(pieces)) for n in counts]
+            return list
+        later = self._map_later(_encode_counts, self._groups(pieces))
+        return lambda: [n for counts in later() for n in counts]
 
     def _summaries(self, chunks: list[str]) -> list[tuple[int, int, int]]:
         """(token count, first token, last token) of each chunk."""

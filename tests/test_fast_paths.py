@@ -18,7 +18,7 @@ from conftest import CORPUS, EXAMPLE, ROOT, corpus_params
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sanitizer import Sanitizer, stream
+from sanitizer import Sanitizer, stream, tokens
 from sanitizer.tokens import TokenCounter, _runs_pattern, get_encoding, run_cuts, split_for_bpe
 
 _spec = importlib.util.spec_from_file_location("bench_gen", ROOT / "bench" / "gen.py")
@@ -123,13 +123,23 @@ def dataset_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return path
 
 
-def test_streaming_a_dataset_gives_the_plain_bytes_and_report(dataset_file: Path) -> None:
+# Token figures are counted per batch of lines, while the next batch is sanitized: one big batch,
+# batches of a few lines, and batches encoded by the counter's worker processes all give the same.
+@pytest.mark.parametrize("batch_chars, parallel_chars", [(4 << 20, 1 << 20), (20_000, 1 << 20), (50_000, 10_000)])
+def test_streaming_a_dataset_gives_the_plain_bytes_and_report(dataset_file: Path, batch_chars: int,
+                                                              parallel_chars: int,
+                                                              monkeypatch: pytest.MonkeyPatch) -> None:
     san = Sanitizer()
     whole = san.sanitize_file(dataset_file)
     assert whole.report.format == "dataset"
     assert stream.is_dataset_jsonl(dataset_file)
+    monkeypatch.setattr(stream, "COUNT_BATCH_CHARS", batch_chars)
+    monkeypatch.setattr(tokens, "PARALLEL_MIN_CHARS", parallel_chars)
     out = io.BytesIO()
-    report = stream.sanitize_jsonl(Sanitizer(), dataset_file, out.write)
+    streaming = Sanitizer()
+    report = stream.sanitize_jsonl(streaming, dataset_file, out.write)
+    assert (streaming.counter._pool is not None) == (parallel_chars < 50_000)
+    streaming.counter.close()
     assert out.getvalue() == whole.dumps().encode("utf-8", "surrogateescape")
     assert report_dict(report) == report_dict(whole.report)
 

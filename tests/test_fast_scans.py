@@ -11,6 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+import regex
 from conftest import corpus_params
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -19,11 +20,13 @@ from sanitizer import Sanitizer, secrets
 from sanitizer.tokens import get_encoding
 
 # Fragments that assemble into names, separators and values of every anchored pattern, plus
-# characters that case-fold into ASCII letters (Kelvin sign, long s) and whitespace variants.
+# characters that case-fold into ASCII letters (Kelvin sign, long s), whitespace variants, and
+# non-ASCII characters whose UTF-16 bytes include 0x41-0x5A (which `_ascii_lower` changes).
 SECRET_BITS = ["password", "PassWd", "pwd", "secret", "client_", "token", "refresh_", "api", "_", "-", "key",
                "KEY", "aws", "access", "sig", "nature", "x-amz-", "security-", "credential", "=", ":", " ", "\t", '"', "'",
                "?", "&", ";", "abc123", "Z9", "hunter22", "\n", "\u212a", "\u017f", "\u0130", "é", "AKIA", "PRIVATE KEY", "sk-", "://", "@", "Bearer ", "ghp_",
-               "authorization", "[REDACTED:x]", "$V"]
+               "authorization", "[REDACTED:x]", "$V", "\u00a0", "\u3000", "\u2028", "\u205f", "\u1680", "\u0141",
+               "\u4e2d", "\U00010441", "\U0001f600", "\ud801", "\udc41", "\udc80"]
 
 
 @settings(max_examples=600, deadline=None)
@@ -52,6 +55,25 @@ def test_batched_redaction_equals_one_by_one(texts: list[str], batch: int) -> No
         assert secrets.redact_many(texts) == [secrets.redact(t) for t in texts]
     finally:
         secrets.BATCH_CHARS = old
+
+
+def test_ascii_lower_keeps_what_the_finders_see_for_every_character() -> None:
+    # Every code point: A-Z lowered, other ASCII kept, non-ASCII stays non-ASCII, whitespace (to
+    # `regex`'s `\\s`) stays whitespace and non-whitespace stays non-whitespace.  The only
+    # characters `(?i)` folds into ASCII letters are the fold traps.
+    space = regex.compile(r"\\s")
+    letter = regex.compile(r"(?i)[a-z]")
+    text = " ".join(map(chr, range(0x110000)))  # spaced: lone surrogates side by side would pair
+    low = secrets._ascii_lower(text)
+    assert len(low) == len(text)
+    assert len(secrets._ascii_lower("\udbff\udc00")) == 1  # why `redact` checks the length
+    for c, lc in zip(text[::2], low[::2], strict=True):
+        if c.isascii():
+            assert lc == c.lower()
+        else:
+            assert not lc.isascii(), hex(ord(c))
+            assert bool(space.match(lc)) == bool(space.match(c)), hex(ord(c))
+            assert (letter.match(c) is not None) == (c in secrets._FOLD_TRAPS), hex(ord(c))
 
 
 @pytest.mark.parametrize("path", corpus_params("claude_code_jsonl", "codex_rollout", "anthropic_messages"))
