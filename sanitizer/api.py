@@ -99,26 +99,36 @@ class Sanitizer:
                         encoding=self.counter.encoding_name if self.count_tokens else None)
         stats: dict[str, RuleStats] = {}
         cuts: list[Cut] = []
+        # The text before the run is most of what the report counts: a big one is encoded by the
+        # counter's worker processes while the rules run (this only fills the memo early).
+        early = (self.counter.count_many_later(self._texts_before(views)) if self.count_tokens and not defer_tokens
+                 else None)
         for view in views:
             if self.config.active:
                 self.engine.run(view, stats, cuts)
                 adapter.write(view)
         tally = self._fill_report(report, views, stats, cuts)
         if tally is not None and not defer_tokens:
+            if early is not None:
+                early()
             token_report.settle(self.counter, [tally])
             tally = None
         report.problems = list(doc.problems)
         report.seconds = time.perf_counter() - started
         return Result(doc, adapter, views, report, tally)
 
+    @staticmethod
+    def _texts_before(views: list[View]) -> list[str]:
+        """What a summarizer reads of the input: every part's text, an image as its label (never its data)."""
+        return [label_of(p.meta) if p.kind == "image" or p.meta.get("image") else p.original if p.original is not None
+                else p.text for v in views for p in v.parts if p.kind != "other"]
+
     def _fill_report(self, report: Report, views: list[View], stats: dict[str, RuleStats],
                      cuts: list[Cut]) -> Tally | None:
         report.conversations = len(views)
         report.messages = sum(len(v.messages) for v in views)
-        # What a summarizer reads: text of every part, an image as its label (never its data).
         parts = [p for v in views for p in v.parts if p.kind != "other"]
-        originals = [label_of(p.meta) if p.kind == "image" or p.meta.get("image") else p.original if p.original is not None
-                     else p.text for p in parts]
+        originals = self._texts_before(views)
         report.chars_before = sum(map(len, originals))
         report.chars_after = sum(len(transcript.part_text(p)) for p in parts if not p.dropped)
         report.rules = stats
