@@ -52,45 +52,47 @@ def is_dataset_jsonl(path: str | Path, san: Sanitizer | None = None) -> bool:
     """True when the whole-file path would read `path` as JSONL in the `dataset` format.
 
     That is: the first non-blank char is `{`, the first line is a complete JSON value (so the
-    file is not one pretty-printed document), a second line exists, and the format is `dataset`
-    (forced by `san.format`, or detected on the first lines as the whole-file path would).
+    file is not one pretty-printed document), a later line is not blank (else the file is one
+    JSON object), and the format is `dataset` (forced by `san.format`, or detected on the first
+    lines as the whole-file path would: the same records, each line parsed once).
     """
     forced = bool(san is not None and san.format)
-    head: list[str] = []
+    records: list[object] = []
+    raw: list[str] = []
     size = 0
-    seen_first = False
+    seen_first = more = False
     with open(path, "rb") as fh:
         for number, line, _ in numbered_lines(fh):
-            head.append(line)
+            record, _problem = loader.parse_line(line, number, str(path))
+            raw.append(line)
+            records.append(record)
             size += len(line)
             if not seen_first and line.strip():
                 seen_first = True
-                if not _first_line_allows(line, number, str(path), forced):
+                if not _first_line_allows(record, line, forced):
                     return False  # decided on one line, without reading the head
-            if len(head) >= HEAD_LINES or size >= HEAD_BYTES:
+            elif seen_first and not more and line.strip():
+                more = True
+            if len(raw) >= HEAD_LINES or size >= HEAD_BYTES:
                 break
-    if not seen_first or len(head) < 2:
+    if not more:
         return False
     if san is not None and san.format:
         return san.format == "dataset"
-    doc = loader.from_text("\n".join(head) + "\n", str(path))
-    if doc.container != "jsonl":
-        return False
+    doc = loader.Document(records=records, container="jsonl", source=str(path), lines=list(range(1, len(raw) + 1)),
+                          raw_lines=raw, trailing_newline=True)
     try:
         return formats.detect(doc).name == "dataset"
     except formats.FormatError:
         return False
 
 
-def _first_line_allows(line: str, number: int, source: str, forced: bool) -> bool:
+def _first_line_allows(record: object, line: str, forced: bool) -> bool:
     """Whether the first non-blank line leaves a dataset JSONL possible: one JSON object that
     holds a conversation (detection wants every sampled record to hold one), unless forced."""
     from .formats.dataset import conversation_of
 
-    if not line.lstrip().startswith("{"):
-        return False
-    record = loader.parse_line(line, number, source)[0]
-    if isinstance(record, loader.Damaged):
+    if not line.lstrip().startswith("{") or isinstance(record, loader.Damaged):
         return False
     return forced or bool(conversation_of(record))
 
