@@ -5,9 +5,13 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import pytest
 from hypothesis import settings
+
+if TYPE_CHECKING:
+    from sanitizer.model import View
 
 # CI runs the same examples every time (a red CI must mean a regression, not a lucky draw);
 # locally hypothesis explores new examples on every run.
@@ -94,3 +98,25 @@ def check_chat_messages(messages: list[dict]) -> tuple[set[str], set[str]]:
             calls.add(call["id"])
             open_calls.add(call["id"])
     return calls, answered
+
+
+def chat_session(turns: int = 30, size: int = 400) -> list[dict[str, Any]]:
+    """An OpenAI chat session of `turns` rounds of two parallel tool calls with long outputs."""
+    msgs: list[dict[str, Any]] = [{"role": "system", "content": "You are a coding agent."},
+                                  {"role": "user", "content": "Make the build green."}]
+    for i in range(turns):
+        calls = [{"id": f"c{i}_{k}", "type": "function",
+                  "function": {"name": ["bash", "read"][k % 2], "arguments": json.dumps({"n": i, "k": k})}}
+                 for k in range(2)]
+        msgs.append({"role": "assistant", "content": None, "tool_calls": calls})
+        msgs += [{"role": "tool", "tool_call_id": c["id"], "name": c["function"]["name"],
+                  "content": f"output {i} " + "word " * size} for c in calls]
+    msgs += [{"role": "user", "content": "Status?"}, {"role": "assistant", "content": "All green."}]
+    return msgs
+
+
+def pairs(view: View) -> tuple[int, int, int]:
+    """(calls, results, results whose call is in the view)."""
+    calls = view.calls()
+    results = [p for p in view.parts if p.kind == "tool_result"]
+    return len([p for p in view.parts if p.kind == "tool_call"]), len(results), sum(p.call_id in calls for p in results)

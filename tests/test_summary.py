@@ -19,18 +19,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
+from summary_helpers import call, section_body
 
-from sanitizer import digest, read_conversations
-from sanitizer.loader import from_text
 from sanitizer.summary import (
     TITLES,
     parse_summary,
     summarize_messages,
 )
-from sanitizer.summary.extract import content_text, user_ask_text
-from sanitizer.transcript import to_messages
 
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURES = ROOT / "fixtures" / "summary"
@@ -42,59 +37,8 @@ UPDATE = os.environ.get("SANITIZER_UPDATE") == "1"
 # Helpers
 
 
-def call(call_id: str, name: str, **args: Any) -> dict[str, Any]:
-    return {"id": call_id, "type": "function", "function": {"name": name, "arguments": json.dumps(args)}}
-
-
-def corpus_files() -> list[Path]:
-    return sorted(p for p in CORPUS.glob("*/*") if p.is_file() and p.name != "SOURCES.md") if CORPUS.is_dir() else []
-
-
-def corpus_conversations(path: Path) -> list[list[dict[str, Any]]]:
-    """Normalized messages (injected records left out) of the first and last conversation of a
-    corpus file, read by the library's own readers."""
-    views = read_conversations(from_text(path.read_bytes().decode("utf-8"), str(path)))
-    chosen = views if len(views) <= 2 else [views[0], views[-1]]
-    return [to_messages(v, skip_injected=True) for v in chosen]
-
-
 def load_fixture(name: str) -> list[dict[str, Any]]:
     return json.loads((FIXTURES / f"{name}.json").read_text(encoding="utf-8"))
-
-
-def session_text(messages: list[dict[str, Any]]) -> str:
-    """Everything a path may come from: contents, raw arguments and their decoded string leaves."""
-    parts: list[str] = []
-
-    def leaves(value: Any) -> None:
-        if isinstance(value, str):
-            parts.append(value)
-        elif isinstance(value, dict):
-            for v in value.values():
-                leaves(v)
-        elif isinstance(value, list):
-            for v in value:
-                leaves(v)
-
-    for msg in messages:
-        parts.append(content_text(msg.get("content")))
-        for tc in msg.get("tool_calls") or []:
-            arguments = tc["function"]["arguments"]
-            parts.append(arguments)
-            leaves(digest.parse_args(arguments))
-    return "\n".join(parts)
-
-
-def latest_ask(messages: list[dict[str, Any]]) -> str | None:
-    asks = [user_ask_text(m.get("content")) for m in messages if m.get("role") == "user"]
-    asks = [a for a in asks if a is not None]
-    return asks[-1] if asks else None
-
-
-def section_body(text: str, title: str) -> str:
-    start = text.index(f"## {title}\n") + len(title) + 4
-    end = text.find("\n## ", start)
-    return text[start:] if end < 0 else text[start:end]
 
 
 PREVIOUS = """## Active Task
@@ -325,104 +269,3 @@ def test_a_huge_active_task_is_cut_head_and_tail_with_a_marker() -> None:
     task = section_body(text, "Active Task")
     assert task.startswith("Please look at this log:") and task.rstrip().endswith("What failed?")
     assert "chars of the active task omitted to fit 4000 chars" in task
-
-
-# ---------------------------------------------------------------------------------------------
-# Properties over generated conversations
-
-WORDS = st.sampled_from(["fix", "the", "bug", "in", "src/app.py", "never", "push", "must", "always", "prefer",
-                         "tests", "why", "Please", "run", "pytest", "</think>", "http://x.io/a/b", "ok", "ünï",
-                         "`code`", "\n", "- [ ] todo", "I'll use", "instead of", "?", ".", "/tmp/x.log:12"])
-TEXT = st.lists(WORDS, min_size=1, max_size=40).map(" ".join)
-
-
-@st.composite
-def conversations(draw: st.DrawFn) -> list[dict[str, Any]]:
-    messages: list[dict[str, Any]] = []
-    if draw(st.booleans()):
-        messages.append({"role": "system", "content": draw(TEXT)})
-    for turn in range(draw(st.integers(0, 6))):
-        messages.append({"role": "user", "content": draw(TEXT)})
-        for step in range(draw(st.integers(0, 4))):
-            kind = draw(st.sampled_from(["text", "bash", "read", "todo"]))
-            if kind == "text":
-                messages.append({"role": "assistant", "content": draw(TEXT)})
-                continue
-            cid = f"call_{turn}_{step}"
-            if kind == "bash":
-                tc = call(cid, "Bash", command=draw(TEXT))
-            elif kind == "read":
-                tc = call(cid, "Read", file_path=draw(st.sampled_from(["src/app.py", "/etc/hosts", "README.md"])))
-            else:
-                tc = call(cid, "TodoWrite", todos=[{"content": draw(TEXT), "status": draw(
-                    st.sampled_from(["pending", "in_progress", "completed"]))}])
-            messages.append({"role": "assistant", "content": draw(st.none() | TEXT), "tool_calls": [tc]})
-            if draw(st.booleans()):
-                messages.append({"role": "tool", "tool_call_id": cid,
-                                 "content": draw(st.sampled_from(["ok", "Exit code 1\nError: boom", "", "3 passed"]))})
-    return messages
-
-
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(messages=conversations(), max_chars=st.integers(1, 6000), focus=st.none() | st.sampled_from(["bug", "pytest"]))
-def test_property_bounded_nonempty_deterministic(messages: list[dict[str, Any]], max_chars: int, focus: str | None) -> None:
-    before = copy.deepcopy(messages)
-    first = summarize_messages(messages, focus=focus, max_chars=max_chars)
-    assert 0 < len(first.text) <= max_chars
-    assert first == summarize_messages(messages, focus=focus, max_chars=max_chars)
-    assert messages == before
-    ask = latest_ask(messages)
-    if ask is not None and max_chars >= len(ask) + 1500:
-        assert first.sections["Active Task"] == [ask]
-        assert f"## Active Task\n{ask}\n" in first.text
-
-
-@settings(max_examples=50, deadline=None)
-@given(messages=conversations(), previous=conversations())
-def test_property_merging_a_previous_summary_keeps_its_items(messages: list[dict[str, Any]],
-                                                            previous: list[dict[str, Any]]) -> None:
-    prev = summarize_messages(previous, max_chars=100_000)
-    merged = summarize_messages(messages, previous_summary=prev.text, max_chars=100_000)
-    for key in ("Constraints & Preferences", "Completed Actions", "Key Decisions", "Relevant Files"):
-        for item in prev.sections.get(key, []):
-            assert item in merged.sections[key]
-
-
-# ---------------------------------------------------------------------------------------------
-# Real sessions (read in place from ../shared/corpus; skipped where it is absent)
-
-
-def corpus_params() -> list[Any]:
-    files = corpus_files()
-    if not files:
-        reason = f"../shared/corpus not found: {CORPUS} (real-session tests need ../shared beside the clone)"
-        return [pytest.param(None, marks=pytest.mark.skip(reason=reason), id="no-corpus")]
-    return [pytest.param(p, id=p.name) for p in files]
-
-
-@pytest.mark.parametrize("path", corpus_params())
-def test_corpus_session_summary_properties(path: Path) -> None:
-    for messages in corpus_conversations(path):
-        check_corpus_summary(path, messages)
-
-
-def check_corpus_summary(path: Path, messages: list[dict[str, Any]]) -> None:
-    summary = summarize_messages(messages)
-    text, s = summary.text, summary.sections
-    assert 0 < len(text) <= 8000
-    ask = latest_ask(messages)
-    assert ask is not None and s["Active Task"] == [ask]
-    calls = [(tc["function"]["name"], tc["function"]["arguments"]) for m in messages for tc in m.get("tool_calls") or []]
-    actions = section_body(text, "Completed Actions")
-    # The last 20 targets always fit unless the latest ask alone takes most of the budget (an
-    # OpenHands task prompt of 5,652 chars in 8,000): it is kept verbatim first, then as many
-    # of the most recent actions as fit.
-    roomy = len(ask) <= summary.max_chars // 2
-    for name, arguments in calls[-20 if roomy else -10:]:
-        target = digest.one_line(digest.describe_call(name, arguments).target)
-        target = target if roomy else target[:60]
-        assert target in actions, f"{path.name}: target of a recent call missing: {target[:80]}"
-    everything = session_text(messages)
-    for file in s["Relevant Files"]:
-        assert file in everything, f"{path.name}: {file!r} is not in the session"
-    assert summary == summarize_messages(messages)
