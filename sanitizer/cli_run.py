@@ -213,6 +213,10 @@ def _outcomes(files: tuple[str, ...], opts: RunOptions, san: Sanitizer, jobs: in
     if any(streams):
         return _streamed(files, streams, opts, san, jobs, targets)
     sizes = [Path(f).stat().st_size if f != "-" and Path(f).is_file() else 0 for f in files]
+    from .tokens import PARALLEL_MIN_CHARS
+
+    if san.count_tokens and max(sizes, default=0) >= PARALLEL_MIN_CHARS:
+        san.counter.start_workers()  # before a big input is loaded (see TokenCounter.start_workers)
     show = terminal and not quiet and sum(sizes) >= PROGRESS_MIN_BYTES
     if not show:
         return [process(san, f, read_input(f, opts), opts) for f in files]

@@ -93,10 +93,16 @@ def test_big_batches_are_counted_by_worker_processes_exactly(monkeypatch) -> Non
     rnd = random.Random(7)
     words = ["alpha", "beta", " ", "\n", "数据", "==", "x1", "'s", "🙂"]
     texts = ["".join(rnd.choice(words) for _ in range(rnd.randrange(1, 9000))) for _ in range(80)]
-    counter = tokens.TokenCounter(threads=2)
-    try:
-        assert counter.count_many(texts) == [len(tokens.get_encoding().encode_ordinary(t)) for t in texts]
-        assert counter._pool is not None  # the batch went to the worker processes
-    finally:
-        counter.close()
-    assert counter._pool is None
+    plain = [len(tokens.get_encoding().encode_ordinary(t)) for t in texts]
+    for early in (False, True):  # workers forked on first need, or up front (`start_workers`)
+        counter = tokens.TokenCounter(threads=2)
+        try:
+            if early:
+                counter.start_workers()
+                assert counter._pool is not None
+            later = counter.count_many_later(texts)
+            assert counter._pool is not None  # the batch went to the worker processes
+            assert later() == plain
+        finally:
+            counter.close()
+        assert counter._pool is None
