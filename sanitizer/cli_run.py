@@ -69,7 +69,15 @@ def encode(text: str) -> bytes:
 
 
 def process(san: Sanitizer, source: str, content: str | Any, opts: RunOptions) -> Outcome:
-    """Run one input through the mode the options ask for."""
+    """Run one input through the mode the options ask for (with the cyclic GC paused throughout:
+    writing the copy of a big input allocates enough to make the GC walk the whole tree again)."""
+    from . import loader
+
+    with loader.gc_paused():
+        return _process(san, source, content, opts)
+
+
+def _process(san: Sanitizer, source: str, content: str | Any, opts: RunOptions) -> Outcome:
     from . import loader
     from .validate import validate_views
 
