@@ -153,11 +153,49 @@ def test_streaming_without_tokens_matches_too(dataset_file: Path, tmp_path: Path
     assert report_dict(report) == report_dict(whole.report)
 
 
-def test_only_dataset_jsonl_is_streamed(tmp_path: Path) -> None:
+def whole_file_reads_a_dataset(path: Path) -> bool:
+    doc = Sanitizer().sanitize_file(path).doc
+    return doc.container == "jsonl" and Sanitizer().adapter_for(doc).name == "dataset"
+
+
+CONV = json.dumps({"messages": [{"role": "user", "content": "hi"}, {"role": "assistant", "content": "yo"}]})
+EDGE_FILES = {
+    "pretty.json": json.dumps(json.loads(CONV), indent=2),
+    "one-line.jsonl": CONV + "\n",
+    "then-blank.jsonl": CONV + "\n\n",
+    "then-blank.json": CONV + "\n  \n",
+    "two.json": CONV + "\n" + CONV,
+    "two-crlf.jsonl": CONV + "\r\n" + CONV + "\r\n",
+    "blank-first.jsonl": "\n" + CONV + "\n" + CONV + "\n",
+    "damaged-second.jsonl": CONV + "\n{broken\n" + CONV + "\n",
+    "damaged-first.jsonl": "{broken\n" + CONV + "\n" + CONV + "\n",
+    "not-a-conversation-first.jsonl": '{"a": 1}\n' + CONV + "\n",
+    "list-first.jsonl": "[1, 2]\n" + CONV + "\n",
+}
+
+
+@pytest.mark.parametrize("name", sorted(EDGE_FILES))
+def test_a_streamed_file_is_one_the_whole_file_path_reads_as_a_dataset(name: str, tmp_path: Path) -> None:
+    # Streaming is only a faster way to the same bytes: it may decline a dataset, never take another format.
+    path = tmp_path / name
+    path.write_text(EDGE_FILES[name], encoding="utf-8")
+    if stream.is_dataset_jsonl(path):
+        assert whole_file_reads_a_dataset(path)
+        out = io.BytesIO()
+        stream.sanitize_jsonl(Sanitizer(), path, out.write)
+        assert out.getvalue() == Sanitizer().sanitize_file(path).dumps().encode("utf-8", "surrogateescape")
+    else:
+        assert name in {"pretty.json", "one-line.jsonl", "then-blank.jsonl", "then-blank.json", "damaged-first.jsonl",
+                        "not-a-conversation-first.jsonl", "list-first.jsonl"}
+
+
+@pytest.mark.parametrize("path", corpus_params())
+def test_corpus_files_stream_exactly_when_they_are_datasets(path: Path) -> None:
+    assert stream.is_dataset_jsonl(path) == whole_file_reads_a_dataset(path)
+
+
+def test_only_dataset_jsonl_is_streamed() -> None:
     assert not stream.is_dataset_jsonl(EXAMPLE)
-    pretty = tmp_path / "one.json"
-    pretty.write_text(json.dumps({"messages": [{"role": "user", "content": "hi"}]}, indent=2))
-    assert not stream.is_dataset_jsonl(pretty)
 
 
 @pytest.mark.parametrize("make", [
