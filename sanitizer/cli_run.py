@@ -43,6 +43,12 @@ def build_sanitizer(opts: RunOptions, threads: int | None = None) -> Sanitizer:
                      count_tokens=opts.count_tokens, format=opts.format, **more)
 
 
+# An input this big has enough text for the token-counting processes: they are started before it
+# is loaded.  (Below, starting them costs more than they save; the counter still starts them on
+# its own for a batch of `tokens.PARALLEL_MIN_CHARS`.)
+START_WORKERS_BYTES = 1024 * 1024
+
+
 def read_input(source: str, opts: RunOptions) -> str | Any:
     """The text of a file (or stdin), or the messages of a Hermes state.db session."""
     if source == "-":
@@ -221,9 +227,7 @@ def _outcomes(files: tuple[str, ...], opts: RunOptions, san: Sanitizer, jobs: in
     if any(streams):
         return _streamed(files, streams, opts, san, jobs, targets)
     sizes = [Path(f).stat().st_size if f != "-" and Path(f).is_file() else 0 for f in files]
-    from .tokens import PARALLEL_MIN_CHARS
-
-    if san.count_tokens and max(sizes, default=0) >= PARALLEL_MIN_CHARS:
+    if san.count_tokens and max(sizes, default=0) >= START_WORKERS_BYTES:
         san.counter.start_workers()  # before a big input is loaded (see TokenCounter.start_workers)
     show = terminal and not quiet and sum(sizes) >= PROGRESS_MIN_BYTES
     if not show:

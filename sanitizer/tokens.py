@@ -36,9 +36,12 @@ DEFAULT_ENCODING = "cl100k_base"
 # How far (chars) a run cut may move right to find a compatible token pair before it is dropped
 # (more than the longest token, so a run of one repeated character always lines up).
 RUN_SLACK = 256
-# Work smaller than this many chars is encoded in the calling process (shipping text to a worker
-# process costs more).  Threads do not help: tiktoken encodes no faster on two threads here.
-PARALLEL_MIN_CHARS = 1024 * 1024
+# Work smaller than this many chars is encoded in the calling process: starting the worker
+# processes and shipping text to them costs more.  Once they run (a long-lived Sanitizer, or
+# `start_workers`), batches from `WARM_PARALLEL_MIN_CHARS` go to them.  Threads do not help:
+# tiktoken encodes no faster on two threads here.
+PARALLEL_MIN_CHARS = 512 * 1024
+WARM_PARALLEL_MIN_CHARS = 128 * 1024
 # The memo of counted texts is cleared beyond this many chars.  Within one document it holds
 # texts the document holds anyway (so a big file is never counted twice); `trim` bounds it
 # between documents (the dataset stream trims after every line).
@@ -274,9 +277,10 @@ class TokenCounter:
     def _groups(self, pieces: list[str]) -> list[list[str]]:
         """Consecutive groups of `pieces` of about equal size, two per process."""
         total = sum(map(len, pieces))
-        if self.threads == 1 or total < PARALLEL_MIN_CHARS or multiprocessing.current_process().daemon:
+        least = PARALLEL_MIN_CHARS if self._pool is None else WARM_PARALLEL_MIN_CHARS
+        if self.threads == 1 or total < least or multiprocessing.current_process().daemon:
             return [pieces]
-        target = max(PARALLEL_MIN_CHARS // 4, total // (self.threads * 2))
+        target = max(least // 4, total // (self.threads * 2))
         groups: list[list[str]] = [[]]
         size = 0
         for p in pieces:

@@ -98,8 +98,11 @@ def test_big_batches_are_counted_by_worker_processes_exactly(monkeypatch) -> Non
         counter = tokens.TokenCounter(threads=2)
         try:
             if early:
+                assert len(counter._groups(["x" * tokens.WARM_PARALLEL_MIN_CHARS])) == 1  # cold: one process
                 counter.start_workers()
                 assert counter._pool is not None
+                # running workers take smaller batches than it pays to start them for
+                assert len(counter._groups(["x" * 1000] * (tokens.WARM_PARALLEL_MIN_CHARS // 1000 + 1))) > 1
             later = counter.count_many_later(texts)
             assert counter._pool is not None  # the batch went to the worker processes
             assert later() == plain
