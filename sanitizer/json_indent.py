@@ -69,6 +69,8 @@ class _Encoder:
         else:
             self.out.append(self.scalar(o))
 
+    # `mapping` and `sequence` are one loop written twice on purpose: folding them into one (keys
+    # as prefixes, `itertools.repeat("")` for a list) made the encoder 1.5x slower.
     def mapping(self, o: dict, nl: str) -> None:
         if not o:
             self.out.append("{}")
