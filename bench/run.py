@@ -15,6 +15,8 @@ cost, printed apart), so a ratio compares the work on the file only:
 - `tokens / tiktoken`: `sanitize FILE -o OUT` (exact token report) against one
   `encode_ordinary` of the raw file text;
 - growth exponent: log(time ratio) / log(size ratio) between two sizes of the same input;
+- the library call on about 200K tokens of chat messages already in memory, against a JSON round
+  trip of the same objects and one tiktoken pass over them;
 - `--jobs 2 / --jobs 1` on a folder of sessions and on the lines of one dataset JSONL (speed-up),
   and peak RSS on a dataset JSONL.
 
