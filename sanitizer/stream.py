@@ -150,7 +150,7 @@ def run_lines(san: Sanitizer, lines: Iterable[tuple[int, str, bool]], write: Cal
         fill = token_report.settle_later(san.counter, [t for _, t, _ in batch if t is not None])
         total.seconds += time.perf_counter() - started
 
-        def finish() -> None:
+        def write_batch() -> None:
             started = time.perf_counter()
             fill()
             total.seconds += time.perf_counter() - started
@@ -158,7 +158,7 @@ def run_lines(san: Sanitizer, lines: Iterable[tuple[int, str, bool]], write: Cal
                 total.merge(report)
                 write(data)
 
-        return finish
+        return write_batch
 
     for number, line, ended in lines:
         result = line_san.run(loader.from_line(line, number, source), defer_tokens=True)
