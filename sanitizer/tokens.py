@@ -44,7 +44,7 @@ PARALLEL_MIN_CHARS = 512 * 1024
 WARM_PARALLEL_MIN_CHARS = 128 * 1024
 # The memo of counted texts is cleared beyond this many chars.  Within one document it holds
 # texts the document holds anyway (so a big file is never counted twice); `trim` bounds it
-# between documents (the dataset stream trims after every line).
+# between documents (the dataset stream trims after every batch of lines).
 MEMO_MAX_CHARS = 256 * 1024 * 1024
 MEMO_MAX_TEXT = MEMO_MAX_CHARS
 
