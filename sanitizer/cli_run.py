@@ -75,8 +75,8 @@ def encode(text: str) -> bytes:
 
 
 def process(san: Sanitizer, source: str, content: str | Any, opts: RunOptions) -> Outcome:
-    """Run one input through the mode the options ask for (with the cyclic GC paused throughout:
-    writing the copy of a big input allocates enough to make the GC walk the whole tree again)."""
+    """Run one input through the mode the options ask for, with the cyclic GC paused throughout
+    (loading and the rules already pause it; this also covers rendering and writing the copy)."""
     from . import loader
 
     with loader.gc_paused():
