@@ -17,6 +17,7 @@ from .report import Report, render_table
 if TYPE_CHECKING:
     from .api import Sanitizer
     from .cli import RunOptions
+    from .model import Document
 
 PROGRESS_MIN_BYTES = 8 * 1024 * 1024
 
@@ -80,14 +81,14 @@ def process(san: Sanitizer, source: str, content: str | Any, opts: RunOptions) -
     from . import loader
 
     with loader.gc_paused():
-        return _process(san, source, content, opts)
+        doc = loader.from_text(content, source) if isinstance(content, str) else loader.from_object(content, source)
+        del content  # the decoded file (up to 4 bytes a char) is not needed once parsed
+        return _process(san, source, doc, opts)
 
 
-def _process(san: Sanitizer, source: str, content: str | Any, opts: RunOptions) -> Outcome:
-    from . import loader
+def _process(san: Sanitizer, source: str, doc: Document, opts: RunOptions) -> Outcome:
     from .validate import validate_views
 
-    doc = loader.from_text(content, source) if isinstance(content, str) else loader.from_object(content, source)
     if opts.mode == "check":
         adapter = san.adapter_for(doc)
         views = list(adapter.views(doc))
