@@ -75,12 +75,13 @@ class Sanitizer:
         return self.run(loader.from_object(obj, source))
 
     def sanitize_text(self, text: str, source: str = "<input>") -> Result:
-        return self.run(loader.from_text(text, source))
+        doc = loader.from_text(text, source)
+        del text  # not needed once parsed: freed during the run when the caller holds no reference
+        return self.run(doc)
 
     def sanitize_file(self, path: str | Path) -> Result:
-        path = Path(path)
-        text = path.read_bytes().decode("utf-8", errors="surrogateescape")  # keeps \r\n as is
-        return self.sanitize_text(text, str(path))
+        path = Path(path)  # the decoded text (keeping \r\n as is) is passed on, not held here
+        return self.sanitize_text(path.read_bytes().decode("utf-8", errors="surrogateescape"), str(path))
 
     def run(self, doc: Document, *, defer_tokens: bool = False) -> Result:
         """Apply the rules to a loaded document (with the cyclic GC paused: see `loader.gc_paused`).
