@@ -100,15 +100,15 @@ class Sanitizer:
                         encoding=self.counter.encoding_name if self.count_tokens else None)
         stats: dict[str, RuleStats] = {}
         cuts: list[Cut] = []
+        before = self._texts_before(views)
         # The text before the run is most of what the report counts: a big one is encoded by the
         # counter's worker processes while the rules run (this only fills the memo early).
-        early = (self.counter.count_many_later(self._texts_before(views)) if self.count_tokens and not defer_tokens
-                 else None)
+        early = self.counter.count_many_later(before) if self.count_tokens and not defer_tokens else None
         for view in views:
             if self.config.active:
                 self.engine.run(view, stats, cuts)
                 adapter.write(view)
-        tally = self._fill_report(report, views, stats, cuts)
+        tally = self._fill_report(report, views, before, stats, cuts)
         if tally is not None and not defer_tokens:
             if early is not None:
                 early()
@@ -120,16 +120,15 @@ class Sanitizer:
 
     @staticmethod
     def _texts_before(views: list[View]) -> list[str]:
-        """What a summarizer reads of the input: every part's text, an image as its label (never its data)."""
-        return [label_of(p.meta) if p.kind == "image" or p.meta.get("image") else p.original if p.original is not None
-                else p.text for v in views for p in v.parts if p.kind != "other"]
+        """What a summarizer reads of the input, before any rule runs: every part's text, an image
+        as its label (never its data).  Rules change no part's kind to or from `other`."""
+        return [label_of(p.meta) if p.kind == "image" else p.text for v in views for p in v.parts if p.kind != "other"]
 
-    def _fill_report(self, report: Report, views: list[View], stats: dict[str, RuleStats],
+    def _fill_report(self, report: Report, views: list[View], originals: list[str], stats: dict[str, RuleStats],
                      cuts: list[Cut]) -> Tally | None:
         report.conversations = len(views)
         report.messages = sum(len(v.messages) for v in views)
         parts = [p for v in views for p in v.parts if p.kind != "other"]
-        originals = self._texts_before(views)
         report.chars_before = sum(map(len, originals))
         report.chars_after = sum(len(transcript.part_text(p)) for p in parts if not p.dropped)
         report.rules = stats
