@@ -60,10 +60,16 @@ def _short_url(url: str) -> str:
     return out if len(out) <= 200 else out[:200] + "…"
 
 
-
-
 def label_of(meta: dict[str, Any]) -> str:
-    """The placeholder of an image part from its metadata (media type, base64 data or URL)."""
+    """The placeholder of an image part from its metadata (media type, base64 data or URL).
+
+    Remembered in `meta["label"]`: the report, the rule and the transcript all ask for it, and a
+    label costs a base64 decode and a sha256 of the image.
+    """
+    label = meta.get("label")
+    if isinstance(label, str):
+        return label
     data = meta.get("data") if isinstance(meta.get("data"), str) else None
     url = meta.get("url") if isinstance(meta.get("url"), str) else None
-    return image_placeholder_text(meta.get("media_type"), data, url)
+    meta["label"] = label = image_placeholder_text(meta.get("media_type"), data, url)
+    return label
