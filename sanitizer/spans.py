@@ -37,12 +37,14 @@ from collections.abc import Collection
 import regex
 
 from . import tags as _tags
+from .keywords import KeywordPattern, Scanner
 
 MARKER_RE = regex.compile(r"…\[trimmed ([0-9][0-9,]*) chars\]…")
 MAX_SPAN = 1000
 ALWAYS_PROTECTED = frozenset({"key_info"})
 
-ERROR_RE = regex.compile(r"Error|Exception|Traceback|FAILED|exit code")
+ERROR_WORDS = ("Error", "Exception", "Traceback", "FAILED", "exit code")
+ERROR = KeywordPattern(regex.compile("|".join(ERROR_WORDS)), ERROR_WORDS)
 
 # Spans a cut point must not fall into.  No class accepts "…", so no span runs into a marker.
 _ATOMIC_RE = regex.compile(
@@ -220,7 +222,7 @@ def _error_line(text: str, p: int) -> tuple[int, int] | None:
         if hi < n:
             return None
         le = n
-    if le - ls > MAX_SPAN or ERROR_RE.search(text, ls, le) is None:
+    if le - ls > MAX_SPAN or ERROR.search(text, ls, le) is None:
         return None
     return _with_breaks(text, ls, le)
 
@@ -241,9 +243,10 @@ def _middle_error_lines(
         return []
     found: list[tuple[int, int]] = []
     starts = [s for s, _ in protected]
+    scan = Scanner(ERROR, text, p)
     pos = h
     while True:
-        m = ERROR_RE.search(text, pos, p)
+        m = scan.search(pos)
         if m is None:
             break
         k = m.start()

@@ -12,6 +12,7 @@ from typing import Any
 
 import regex
 
+from .keywords import KeywordPattern
 from .textutil import clip, plural
 
 ERROR_CHARS = 160
@@ -68,11 +69,12 @@ _EXIT_PATTERNS = (
 )
 _EXIT_LOOSE = regex.compile(r"\b(?:exit(?:ed with)? code|exit status|returncode|return code)[:=]?\s+`?(-?\d+)\b",
                             regex.IGNORECASE)
-# Every alternative starts with a literal, so the search stays fast on megabytes of output.
-_ERROR_TOKEN = regex.compile(
+# Every alternative starts with one of the literals: searched at `str.find` speed (`keywords`).
+_ERROR_TOKEN = KeywordPattern(regex.compile(
     r"Traceback \(most recent call last\)|(?:Error|Exception)\b|(?<!\w)(?:FAILED|ERROR)\b|"
     r"(?<!\w)(?:error|fatal|panic)(?:\[\w+\])?:|npm ERR!|<tool_use_error>"
-)
+), ("Traceback (most recent call last)", "Error", "Exception", "FAILED", "ERROR", "error", "fatal", "panic",
+    "npm ERR!", "<tool_use_error>"))
 _FAILED_START = regex.compile(
     r"\A\s*(?:<tool_use_error>|Traceback \(most recent call last\)|(?:error|fatal|Error|ERROR|panic)(?:\[\w+\])?:|"
     r"tool call error|Command failed|failed in sandbox|\[Request interrupted)"

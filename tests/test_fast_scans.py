@@ -1,7 +1,8 @@
 """Fast scans give exactly what the plain scans give (DESIGN §12: no target met by skipping work).
 
 - secret patterns that start with a name alternation are tried only next to their anchors;
-- the engine decides "fewer tokens" from bounds where they settle it, and encodes otherwise.
+- the engine decides "fewer tokens" from bounds where they settle it, and encodes otherwise;
+- error-keyword patterns are tried only where one of their literals starts (`keywords`).
 
 No timing here: speed is measured by `bench/run.py`.
 """
@@ -16,7 +17,8 @@ from conftest import corpus_params
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sanitizer import Sanitizer, secrets
+from sanitizer import Sanitizer, secrets, spans, tool_output
+from sanitizer.keywords import KeywordPattern, Scanner
 from sanitizer.tokens import get_encoding
 
 # Fragments that assemble into names, separators and values of every anchored pattern, plus
@@ -138,3 +140,56 @@ def test_known_encoding_facts_equal_the_vocabulary() -> None:
 
     assert max_token_bytes("cl100k_base") == max_token_bytes("cl100k_base", known=False) == 128
     assert max_high_bytes("cl100k_base") == max_high_bytes("cl100k_base", known=False) == 48
+
+
+# --- keyword patterns ----------------------------------------------------------------------------
+
+KEYWORD_PATTERNS = {"spans.ERROR": spans.ERROR, "tool_output._ERROR_TOKEN": tool_output._ERROR_TOKEN}
+KEYWORD_BITS = ["Error", "Errors", "Exception", "Traceback", "Traceback (most recent call last)", "FAILED", "ERROR",
+                "error", "error[E0308]", "fatal", "panic", "npm ERR!", "<tool_use_error>", "exit code", ":", "_", "x",
+                " ", "\n", "E", "r", "(", "[", "]", "é", "\u212a"]
+keyword_texts = st.lists(st.sampled_from(KEYWORD_BITS) | st.text(max_size=3), max_size=30).map("".join)
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.sampled_from(sorted(KEYWORD_PATTERNS)), keyword_texts, st.integers(0, 40), st.integers(0, 200))
+def test_keyword_search_equals_the_pattern_search(name: str, text: str, pos: int, end: int) -> None:
+    kp = KEYWORD_PATTERNS[name]
+    got, want = kp.search(text, pos, end), kp.pattern.search(text, pos, end)
+    assert (got and (got.span(), got.group())) == (want and (want.span(), want.group()))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.sampled_from(sorted(KEYWORD_PATTERNS)), keyword_texts, st.lists(st.integers(0, 3), max_size=12))
+def test_scanner_walk_equals_successive_searches(name: str, text: str, steps: list[int]) -> None:
+    """A walk as `spans._middle_error_lines` makes it: each search from at or after the last match."""
+    kp = KEYWORD_PATTERNS[name]
+    scan, pos = Scanner(kp, text), 0
+    for step in steps:
+        got, want = scan.search(pos), kp.pattern.search(text, pos)
+        assert (got and got.span()) == (want and want.span())
+        if want is None:
+            break
+        pos = want.end() + step
+
+
+def test_scanner_refuses_to_go_back() -> None:
+    scan = Scanner(spans.ERROR, "Error then Exception")
+    scan.search(5)
+    with pytest.raises(ValueError, match="must not go back"):
+        scan.search(4)
+
+
+@pytest.mark.parametrize("path", corpus_params())
+def test_keyword_walk_equals_finditer_on_corpus(path: Path) -> None:
+    """Real transcripts (raw file text, escapes and all): every keyword match agrees."""
+    text = path.read_text(encoding="utf-8", errors="replace")
+    for kp in KEYWORD_PATTERNS.values():
+        assert [m.span() for m in _walk(kp, text)] == [m.span() for m in kp.pattern.finditer(text)]
+
+
+def _walk(kp: KeywordPattern, text: str):  # noqa: ANN202 - a generator of matches
+    scan, pos = Scanner(kp, text), 0
+    while (m := scan.search(pos)) is not None:
+        yield m
+        pos = m.end() if m.end() > m.start() else m.start() + 1
