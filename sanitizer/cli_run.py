@@ -83,7 +83,11 @@ def process(san: Sanitizer, source: str, content: str | Any, opts: RunOptions) -
     with loader.gc_paused():
         doc = loader.from_text(content, source) if isinstance(content, str) else loader.from_object(content, source)
         del content  # the decoded file (up to 4 bytes a char) is not needed once parsed
-        return _process(san, source, doc, opts)
+        outcome = _process(san, source, doc, opts)
+        # Freed while the collector is paused: otherwise its first pass after the pause walks
+        # every object of the document once more (0.18 s on 100,000 messages).
+        del doc
+    return outcome
 
 
 def _process(san: Sanitizer, source: str, doc: Document, opts: RunOptions) -> Outcome:
