@@ -32,16 +32,13 @@ def redaction(kind: str) -> str:
 class SecretPattern:
     """`pattern` matches a secret; group `value` (when present) is the part replaced.
 
-    `needles` (for a pattern that ignores case and has no anchors): lower-case literals of which
-    every match holds one, so a text whose `_ascii_lower` holds none of them is not scanned.
-    `anchors`: for a pattern that starts with a name alternation (slow to scan: `regex` tries it at every position),
+    `anchors`: for a pattern that ignores case (slow to scan: `regex` tries it at every position),
     (literal, reach) pairs; every match holds a `_FINDERS[literal]` match that starts at most
     `reach` chars after its own start, so the pattern is tried only there (`_anchored`).
     """
 
     kind: str
     pattern: regex.Pattern[str]
-    needles: tuple[str, ...]
     folded: bool = False
     anchors: tuple[tuple[str, int], ...] = ()
 
@@ -87,16 +84,16 @@ _SPECS: tuple[tuple[str, str], ...] = (
                    r"(?=[^\s\"'\\,;&<>(){}\[\]a-z]{0,200}+[a-z])[^\s\"'\\,;&<>(){}\[\]]{6,}+)"),
 )
 
-# Lower-case literals of which every match of a case-ignoring pattern holds one.  (A pattern that
-# starts with a literal needs none: `regex` finds its literal as fast as `str.find` would.)
-_NEEDLES: dict[str, tuple[str, ...]] = {"aws-secret-key": ("aws",), "auth-header": ("authorization",)}
-# (literal, reach) for the patterns that start with a name alternation: every name holds one
-# literal, at most `reach` chars after the match start, followed by what `_FOLLOWS[literal]`
-# matches (the union over the names of both patterns), so one scan per literal serves both.
+# (literal, reach) for the case-ignoring patterns: every match holds one literal, at most `reach`
+# chars after the match start, followed by what `_FOLLOWS[literal]` matches (for the two name
+# alternations, the union over the names of both patterns, so one scan per literal serves both).
+# (A case-sensitive pattern needs none: `regex` finds its leading literal as fast as `str.find`.)
 _SEP = r"[\"']?\s*+[=:]"
 _FOLLOWS = {"token": _SEP, "key": _SEP, "secret": _SEP, "passw": "(?:or)?d" + _SEP, "pwd": _SEP,
-            "sig": "(?:nature)?=", "credential": "="}
+            "sig": "(?:nature)?=", "credential": "=", "aws": "_?secret", "authorization": _SEP}
 _ANCHORS: dict[str, tuple[tuple[str, int], ...]] = {
+    "aws-secret-key": (("aws", 0),),
+    "auth-header": (("authorization", len("proxy-")),),
     "query-credential": (("token", 16), ("key", 5), ("secret", 8), ("passw", 1), ("pwd", 1), ("sig", 7),
                          ("credential", 7)),
     "credential": (("passw", 0), ("pwd", 0), ("secret", 7), ("token", 0), ("key", 8)),
@@ -126,9 +123,8 @@ def _ascii_lower(text: str) -> str:
 def _pattern(kind: str, spec: str) -> SecretPattern:
     folded = spec.startswith("(?i)")
     anchors = _ANCHORS.get(kind, ())
-    needles = _NEEDLES.get(kind, ())  # an anchored pattern's finders do the needles' job
-    assert not folded or needles or anchors, f"{kind}: a case-ignoring pattern needs needles or anchors"
-    return SecretPattern(kind, regex.compile(spec), needles, folded, anchors)
+    assert not folded or anchors, f"{kind}: a case-ignoring pattern needs anchors"
+    return SecretPattern(kind, regex.compile(spec), folded, anchors)
 
 
 PATTERNS: tuple[SecretPattern, ...] = tuple(_pattern(k, p) for k, p in _SPECS)
@@ -173,9 +169,7 @@ def redact(text: str, *, fast: bool = True) -> tuple[str, list[str]]:
                 low = _ascii_lower(text)
                 if len(low) != len(text) or (not text.isascii() and any(t in text for t in _FOLD_TRAPS)):
                     fast = False
-            if fast and sp.needles and not any(n in low for n in sp.needles):
-                continue
-            use_low = fast and bool(sp.anchors)
+            use_low = fast
         found = _anchored(sp, text, low, hits) if use_low else sp.pattern.finditer(text)  # type: ignore[arg-type]
         pieces: list[str] = []
         pos = 0

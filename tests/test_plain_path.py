@@ -3,7 +3,7 @@ are the same (DESIGN §12: no target met by skipping work).
 
 The plain path, switched on here by monkeypatching:
 
-- secrets: every pattern scanned everywhere, one text at a time (no anchors, needles or batches);
+- secrets: every pattern scanned everywhere, one text at a time (no anchors or batches);
 - the engine's "fewer tokens" check: both texts encoded (no bounds);
 - token counting: in this process only (no worker processes, early counts or batches across lines);
 - pretty-printed JSON: written by `json.dumps(indent=N)` itself.
