@@ -2,7 +2,8 @@
 
     python bench/run.py                  # corpus files + generated inputs, dataset of 100 MB
     python bench/run.py --quick          # small sizes: a smoke run in about a minute
-    python bench/run.py --only cjk       # one group: corpus session tags tool_result short cjk library jobs dataset
+    python bench/run.py --only cjk       # one group: corpus session tags tool_result short cjk breakdown
+                                         #   library jobs dataset
     python bench/run.py --big            # the dataset JSONL is 500 MB (slow to build)
 
 Every measurement runs in its own subprocess (`bench/child.py`), which reports its own peak RSS
@@ -15,6 +16,8 @@ cost, printed apart), so a ratio compares the work on the file only:
 - `tokens / tiktoken`: `sanitize FILE -o OUT` (exact token report) against one
   `encode_ordinary` of the raw file text;
 - growth exponent: log(time ratio) / log(size ratio) between two sizes of the same input;
+- breakdown: `--no-tokens` with no rule, with `redact-secrets` alone and with the whole pack,
+  against the same json load + dump (what the default pack's time is made of);
 - the library call on about 200K tokens of chat messages already in memory, against a JSON round
   trip of the same objects and one tiktoken pass over them;
 - `--jobs 2 / --jobs 1` on a folder of sessions and on the lines of one dataset JSONL (speed-up),
@@ -41,7 +44,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 CORPUS = ROOT.parent / "shared" / "corpus"
-GROUPS = ("corpus", "session", "tags", "tool_result", "short", "cjk", "library", "jobs", "dataset")
+GROUPS = ("corpus", "session", "tags", "tool_result", "short", "cjk", "breakdown", "library", "jobs", "dataset")
 MB = 1024 * 1024
 
 
@@ -184,6 +187,8 @@ def main() -> None:
             pair("short messages", "messages", gen.short_messages, (5000, 10_000) if q else (50_000, 100_000))
         if "cjk" in groups:
             pair("CJK run, no spaces", "MB", gen.cjk_run, (0.5, 1) if q else (2.5, 5))
+        if "breakdown" in groups:
+            sections.append(breakdown_section(gen, tmp, q))
         if "library" in groups:
             sections.append(library_section(gen, tmp))
         if "jobs" in groups:
@@ -210,6 +215,39 @@ def main() -> None:
         print(table(["input", "sizes", "no-tokens", "tokens", "json (reference)"], growth) + "\n")
     for s in sections:
         print(s + "\n")
+
+
+def breakdown_section(gen, tmp: Path, quick: bool) -> str:  # noqa: ANN001
+    """`--no-tokens` with no rule, with `redact-secrets` alone and with the default pack, against json."""
+    from sanitizer import Sanitizer
+
+    others = [r.name for r in Sanitizer().config.active if r.name != "redact-secrets"]
+    variants = {"no rule": [*others, "redact-secrets"], "redact-secrets alone": others, "default pack": []}
+    inputs = [(f"session ({1 if quick else 10} MB)", gen.claude_session(tmp / "bd-session.jsonl", (1 if quick else 10) * MB)),
+              (f"one tool result ({4 if quick else 20} MB)", gen.big_tool_result(tmp / "bd-result.jsonl", 4 if quick else 20))]
+    corpus = sorted(CORPUS.glob("claude_code_jsonl/*.jsonl"), key=lambda p: p.stat().st_size) if CORPUS.is_dir() else []
+    if corpus:
+        inputs.append((f"corpus `{corpus[-1].parent.name}/{corpus[-1].name}`", corpus[-1]))
+    rows = []
+    for name, path in inputs:
+        out = tmp / "bd-out.jsonl"
+        runs: dict[str, list[Measure]] = {k: [] for k in ("json", *variants)}
+        for _ in range(REPEAT):
+            runs["json"].append(measure("json", path, out))
+            for label, disabled in variants.items():
+                flags = [a for rule in disabled for a in ("--disable", rule)]
+                runs[label].append(measure("sanitize", path, "--no-tokens", "-q", "-o", out, *flags))
+        j = best(runs["json"]).seconds
+        cells = [name, size_label(path)] + [f"**{best(runs[k]).seconds / j:.2f}×**" for k in variants]
+        rows.append(cells + [f"{j:.2f}"])
+        log(f"  breakdown {name}: " + " | ".join(cells[2:]))
+        if path.parent == tmp:
+            path.unlink()
+    return ("What the `--no-tokens` time is made of: the same run with no rule active (read, views, "
+            "write), with `redact-secrets` alone (every text slot scanned for credentials, as the "
+            "default pack does before anything is cut), and with the default pack, each against the "
+            f"json load+dump of the same file (fastest of {REPEAT}):\n\n"
+            + table(["input", "size", *(f"{k} / json" for k in variants), "json s"], rows))
 
 
 def library_section(gen, tmp: Path) -> str:  # noqa: ANN001
