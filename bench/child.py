@@ -3,7 +3,8 @@
     python bench/child.py KIND ARGS...   # prints one JSON line: seconds, peak RSS, extras
 
 Kinds: `json` (stdlib load+dump of a file), `tiktoken` (one encode of the raw file), `sanitize`
-(the CLI on its arguments), `stream` (`stream.sanitize_jsonl`), `library` (the in-memory call).
+(the CLI on its arguments), `stream` (`stream.sanitize_jsonl`), `library` (the in-memory call),
+`cpu` (8 equal chunks of pure-Python work in N processes: what this machine's cores give).
 """
 
 from __future__ import annotations
@@ -74,7 +75,25 @@ def run(kind: str, args: list[str]) -> dict:
         return {"seconds": time.perf_counter() - t, "startup": start}
     if kind == "library":
         return _library(args[0], int(args[1]))
+    if kind == "cpu":
+        import multiprocessing
+
+        procs = int(args[0])
+        t = time.perf_counter()
+        if procs == 1:
+            [_cpu_chunk(i) for i in range(8)]
+        else:
+            with multiprocessing.get_context("fork").Pool(procs) as pool:
+                pool.map(_cpu_chunk, range(8), chunksize=1)
+        return {"seconds": time.perf_counter() - t}
     raise SystemExit(f"bench: unknown measurement {kind!r}")
+
+
+def _cpu_chunk(seed: int) -> int:
+    total = seed
+    for i in range(2_000_000):
+        total = (total * 31 + i) % 1_000_003
+    return total
 
 
 def _library(src: str, repeat: int) -> dict:
