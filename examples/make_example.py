@@ -1,5 +1,11 @@
 """Writes examples/claude_code_session.jsonl: a realistic Claude Code session made for the project."""
-import base64, json, random, struct, zlib, uuid, hashlib
+import base64
+import hashlib
+import json
+import random
+import struct
+import uuid
+import zlib
 
 rnd = random.Random(7)
 SESSION = "5f0c2a9e-3b7d-4e21-9c55-0d7e1a2b3c4d"
@@ -21,7 +27,9 @@ def base(typ):
 def user(content, **extra):
     rec, u = base("user")
     rec["message"] = {"role": "user", "content": content}
-    rec.update(extra); rec["uuid"] = u; rec["timestamp"] = ts()
+    rec.update(extra)
+    rec["uuid"] = u
+    rec["timestamp"] = ts()
     lines.append(rec)
 msg_n = [0]
 def assistant(blocks, same_message=False):
@@ -32,7 +40,9 @@ def assistant(blocks, same_message=False):
         rec["message"] = {"model": "claude-sonnet-4-5-20250929", "id": f"msg_01Example{msg_n[0]:04d}", "type": "message",
                           "role": "assistant", "content": [b], "stop_reason": None, "stop_sequence": None,
                           "usage": {"input_tokens": 1200, "output_tokens": 180}}
-        rec["requestId"] = f"req_011Example{msg_n[0]:04d}"; rec["uuid"] = u; rec["timestamp"] = ts()
+        rec["requestId"] = f"req_011Example{msg_n[0]:04d}"
+        rec["uuid"] = u
+        rec["timestamp"] = ts()
         lines.append(rec)
 call_n = [0]
 def tool_use(name, inp):
@@ -40,7 +50,8 @@ def tool_use(name, inp):
     return {"type": "tool_use", "id": f"toolu_01Ex{call_n[0]:06d}AbCdEf", "name": name, "input": inp}
 def tool_result(call, content, tur, is_error=False):
     block = {"tool_use_id": call["id"], "type": "tool_result", "content": content}
-    if is_error: block["is_error"] = True
+    if is_error:
+        block["is_error"] = True
     user([block], toolUseResult=tur)
 def thinking(text):
     sig = base64.b64encode(hashlib.sha512(text.encode()).digest() * 6).decode()
