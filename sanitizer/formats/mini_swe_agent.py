@@ -13,6 +13,21 @@ scopes and digest rules can treat it as tool output.  Messages that DO carry nat
 
 `extra` (the raw model response stored next to a message) repeats the content: its string leaves
 equal to the message's text are linked as copies.  `info` and everything else pass through.
+
+Versions and record kinds covered (upstream `DefaultAgent.add_messages` / `save_traj`):
+
+* 1.0 text layout (`trajectory_format: "mini-swe-agent-1"`, or a bare list): system / user /
+  assistant messages, observations as user turns as above;
+* 1.1 tool-calling layout (`"mini-swe-agent-1.1"`, mini 2.x): assistant `tool_calls` (one `bash`
+  call each, `content` may be empty, `reasoning_content` on reasoning models) answered by
+  `role: "tool"` messages; the final `role: "exit"` message (content = the submitted diff or the
+  exception text) is an assistant text marked `meta["exit"]`, never a person's ask; the last
+  submit call is never answered by design (an unanswered call, not damage);
+* `extra` per message: in `extra.response` (the raw chat.completion) the content, the
+  `reasoning_content` and each call's `arguments` are linked as copies of their parts; a tool
+  message's `extra.raw_output` (the output before the `<returncode>` wrapper) is linked as a copy
+  of its result, so a rule processes it too; `extra.submission` equal to the exit text is linked.
+  Every other `extra` key (`actions`, `cost`, `traceback` …) passes through.
 """
 
 from __future__ import annotations
@@ -22,7 +37,7 @@ from typing import Any
 
 import regex
 
-from ..model import Document, View
+from ..model import Document, Part, Path, View
 from .base import message_list, string_leaves
 from .openai_chat import ChatText, chat_score, looks_like_chat_message, read_chat_message
 
@@ -36,6 +51,10 @@ def command_in(text: str) -> str | None:
     return found[-1].strip() if found else None
 
 
+def _is_exit(m: Any) -> bool:
+    return isinstance(m, dict) and m.get("role") == "exit"
+
+
 def _text(m: Any) -> str:
     content = m.get("content") if isinstance(m, dict) else None
     if isinstance(content, str):
@@ -43,6 +62,22 @@ def _text(m: Any) -> str:
     if isinstance(content, list):
         return "\n".join(p.get("text", "") for p in content if isinstance(p, dict) and isinstance(p.get("text"), str))
     return ""
+
+
+def _link_extra(parts: list[Part], record: int, base: Path, extra: dict[str, Any]) -> None:
+    """Link the strings of `extra` that repeat a part of the same message as its copies."""
+    owners = {p.text: p for p in parts if p.kind in ("text", "thinking", "tool_call") and p.text}
+    linked: set[Path] = set()
+    for path, leaf in string_leaves(extra, base + ("extra",), min_chars=1):
+        owner = owners.get(leaf)
+        if owner is not None and owner.path != path:
+            owner.copies.append((record, path))
+            linked.add(path)
+    results = [p for p in parts if p.kind == "tool_result"]
+    raw = extra.get("raw_output")
+    at = base + ("extra", "raw_output")
+    if len(results) == 1 and isinstance(raw, str) and raw and at not in linked:
+        results[0].copies.append((record, at))
 
 
 class MiniSweAgent(ChatText):
@@ -53,7 +88,7 @@ class MiniSweAgent(ChatText):
         located = message_list(doc)
         if not located:
             return 0
-        messages = [m for _, _, m in located[:200]]
+        messages = [m for _, _, m in located[:200] if not _is_exit(m)]
         if not chat_score(messages):
             return 0
         if doc.container == "json-object":
@@ -71,10 +106,15 @@ class MiniSweAgent(ChatText):
         view = View(doc, self)
         command: str | None = None
         for record, base, m in message_list(doc) or []:
-            if not looks_like_chat_message(m):
-                continue
             first = len(view.parts)
-            msg = read_chat_message(view, record, base, m)
+            if _is_exit(m):
+                msg = view.new_message("assistant", record, exit=True)
+                if isinstance(m.get("content"), str):
+                    view.add(msg, Part("text", "assistant", 0, record, base + ("content",), m["content"]))
+            elif looks_like_chat_message(m):
+                msg = read_chat_message(view, record, base, m)
+            else:
+                continue
             text = _text(m)
             if msg.role == "assistant":
                 command = command_in(text)
@@ -84,9 +124,6 @@ class MiniSweAgent(ChatText):
                 command = None
             extra = m.get("extra")
             if isinstance(extra, dict):
-                owners = {p.text: p for p in view.parts[first:] if p.kind in ("text", "thinking") and p.text}
-                for path, leaf in string_leaves(extra, base + ("extra",), min_chars=1):
-                    if leaf in owners:
-                        owners[leaf].copies.append((record, path))
+                _link_extra(view.parts[first:], record, base, extra)
         yield view
     where = '`*.traj.json`: `messages` (or a bare list) with `mswea_bash_command` blocks'

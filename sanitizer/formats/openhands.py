@@ -42,7 +42,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from ..model import Document, Message, Part, Path, View
-from .base import data_uri_meta, live_records, sample, string_leaves
+from .base import data_uri_meta, is_real_signature, live_records, sample, string_leaves
 from .openai_chat import ChatText, read_chat_message
 
 # Args that are bookkeeping, not what the tool was asked to do.
@@ -69,12 +69,35 @@ def is_event(e: Any) -> bool:
     return is_v0_event(e) or is_v1_event(e)
 
 
+def is_pair(e: Any) -> bool:
+    """An early resolver `[action, observation]` history entry."""
+    return isinstance(e, list) and 1 <= len(e) <= 2 and is_event(e[0]) and all(isinstance(x, dict) for x in e)
+
+
 def _history(rec: Any) -> list | None:
     if isinstance(rec, dict) and isinstance(rec.get("history"), list):
-        events = [e for e in rec["history"][:20]]
-        if events and sum(map(is_event, events)) >= len(events) * 0.8:
+        events = rec["history"][:20]
+        if events and sum(is_event(e) or is_pair(e) for e in events) >= len(events) * 0.8:
             return rec["history"]
     return None
+
+
+def history_events(history: list, record: int) -> Located:
+    """The events of a `history`, flattening `[action, observation]` pairs in order."""
+    out: Located = []
+    for j, e in enumerate(history):
+        if isinstance(e, dict):
+            out.append((record, ("history", j), e))
+        elif isinstance(e, list):
+            out.extend((record, ("history", j, k), x) for k, x in enumerate(e) if isinstance(x, dict))
+    return out
+
+
+def _is_user_message(e: dict[str, Any]) -> bool:
+    if e.get("kind") == "MessageEvent":
+        m = e.get("llm_message")
+        return e.get("source") == "user" or (isinstance(m, dict) and m.get("role") == "user")
+    return e.get("action") == "message" and e.get("source") == "user"
 
 
 def args_text(args: dict[str, Any]) -> str:
@@ -110,7 +133,15 @@ class OpenHands(ChatText):
                 if history is None:
                     continue
                 view = View(doc, self, meta={"record": i})
-                self._read(view, [(i, ("history", j), e) for j, e in enumerate(history) if isinstance(e, dict)])
+                events = history_events(history, i)
+                task = rec.get("instruction")
+                if isinstance(task, str) and task and not any(_is_user_message(e) for _, _, e in events):
+                    # The task is only in the record (V1 eval outputs): it is the first user turn.
+                    msg = view.new_message("user", i, instruction=True)
+                    view.add(msg, Part("text", "user", 0, i, ("instruction",), task, meta={"field": True}))
+                self._read(view, events)
+                if isinstance(task, str) and task and not view.messages[0].meta.get("instruction"):
+                    _link_instruction(view, i, task)
                 yield view
             return
         view = View(doc, self)
@@ -146,6 +177,15 @@ class OpenHands(ChatText):
         rest = View(doc, self, messages=view.messages,
                     parts=[p for n, p in enumerate(view.parts) if n not in merged], meta=view.meta)
         super().write(rest)
+
+
+def _link_instruction(view: View, record: int, task: str) -> None:
+    """`instruction` repeating the first user text is a copy of it."""
+    for part in view.parts:
+        if part.role == "user" and part.kind == "text":
+            if part.text == task:
+                part.copies.append((record, ("instruction",)))
+            return
 
 
 class V0Reader:
@@ -324,7 +364,7 @@ class V1Reader:
             if isinstance(block, dict) and isinstance(block.get("thinking"), str):
                 at = base + ("thinking_blocks", i)
                 view.add(msg, Part("thinking", "assistant", 0, record, at + ("thinking",), block["thinking"],
-                                   block=at, meta={"signed": bool(block.get("signature"))}))
+                                   block=at, meta={"signed": is_real_signature(block.get("signature"))}))
         tc = e.get("tool_call") if isinstance(e.get("tool_call"), dict) else {}
         fn = tc.get("function") if isinstance(tc.get("function"), dict) else None
         holder, at = (fn, base + ("tool_call", "function")) if fn is not None else (tc, base + ("tool_call",))
