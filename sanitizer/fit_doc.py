@@ -29,7 +29,7 @@ _NS = uuid.UUID("6f1c2a57-2d1e-4d8e-9a51-5a11f17b0d6e")
 
 def is_nested(view: View) -> bool:
     """True when messages are elements of a list inside a record rather than whole records."""
-    if view.doc.container == "json-object" or view.adapter.name == "dataset":
+    if view.doc.container == "json-object" or view.adapter.name == "dataset" or "record" in view.meta:
         return True
     seen: set[int] = set()
     for m in view.messages:

@@ -4,6 +4,12 @@
   …, system_prompt?, messages}` with OpenAI-style messages (`reasoning` / `reasoning_content` on
   the assistant, tool messages with `name` and `tool_call_id`).  A top-level `system_prompt`
   string is read as the system message.
+* A session export (JSONL or a JSON list, one session per record, as the session store writes
+  its rows): `{id, source, user_id, model, model_config, system_prompt, parent_session_id,
+  started_at, ended_at, end_reason, …, messages[]}` whose messages are flat DB rows `{id,
+  session_id, role, content, tool_call_id, tool_calls, tool_name, timestamp, token_count}` (every
+  key present, mostly null).  Each session is one view; `system_prompt` is its system message;
+  `role: "session_meta"` rows (null content) and every session field pass through.
 * The SQLite store `state.db`: `read_state_db(path, session_id)` returns one session's active
   messages as OpenAI-style messages, so the session can be sanitized like a JSON snapshot.  The
   database is opened read-only and never modified.
@@ -18,7 +24,7 @@ from pathlib import Path as FilePath
 from typing import Any
 
 from ..model import Document, Part, View
-from .base import message_list
+from .base import live_records, message_list, sample
 from .openai_chat import ChatText, chat_score, looks_like_chat_message, read_chat_message
 
 CONTENT_JSON_PREFIX = "\x00json:"
@@ -36,7 +42,10 @@ class Hermes(ChatText):
 
     def sniff(self, doc: Document) -> int:
         if doc.container != "json-object":
-            return 0
+            recs = sample(doc, 50)
+            rows = [m for r in recs if is_export_session(r) for m in r["messages"][:20]]
+            sessions = all(is_export_session(r) for r in recs)
+            return 96 if recs and sessions and rows and all(_is_row(m) for m in rows) else 0
         root = doc.records[0]
         if not isinstance(root, dict) or "session_id" not in root:
             return 0
@@ -47,15 +56,33 @@ class Hermes(ChatText):
         return 95 if not messages or chat_score(messages) else 0
 
     def views(self, doc: Document) -> Iterator[View]:
-        view = View(doc, self, meta={"session_id": doc.records[0].get("session_id")})
-        prompt = doc.records[0].get("system_prompt")
+        if doc.container != "json-object":
+            for i, rec in live_records(doc):
+                if is_export_session(rec):
+                    located = [(i, ("messages", j), m) for j, m in enumerate(rec["messages"])]
+                    yield self._view(doc, i, located, {"record": i, "session_id": rec.get("id")})
+            return
+        yield self._view(doc, 0, message_list(doc) or [], {"session_id": doc.records[0].get("session_id")})
+
+    def _view(self, doc: Document, record: int, located: list, meta: dict[str, Any]) -> View:
+        view = View(doc, self, meta=meta)
+        prompt = doc.records[record].get("system_prompt")
         if isinstance(prompt, str) and prompt:
-            msg = view.new_message("system", 0)
-            view.add(msg, Part("text", "system", 0, 0, ("system_prompt",), prompt, meta={"field": True}))
-        for record, base, m in message_list(doc) or []:
+            msg = view.new_message("system", record)
+            view.add(msg, Part("text", "system", 0, record, ("system_prompt",), prompt, meta={"field": True}))
+        for rec, base, m in located:
             if looks_like_chat_message(m):
-                read_chat_message(view, record, base, m)
-        yield view
+                read_chat_message(view, rec, base, m)
+        return view
+
+
+def is_export_session(rec: Any) -> bool:
+    """A session of an export: `{id, system_prompt, messages: [...]}` (detection also checks the rows)."""
+    return isinstance(rec, dict) and "id" in rec and "system_prompt" in rec and isinstance(rec.get("messages"), list)
+
+
+def _is_row(m: Any) -> bool:
+    return isinstance(m, dict) and "session_id" in m and "role" in m and "content" in m
 
 
 def _decode_content(raw: Any) -> Any:
