@@ -11,7 +11,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from ..model import Document, Message, Part, Path, View
-from .base import Adapter, message_list, sample
+from .base import Adapter, is_real_signature, message_list, sample
 
 BLOCK_TYPES = {"text", "thinking", "redacted_thinking", "tool_use", "tool_result", "image", "document",
                "server_tool_use", "web_search_tool_result", "tool_reference"}
@@ -59,7 +59,7 @@ def read_blocks(view: View, msg: Message, record: int, base: Path, content: Any)
             view.add(msg, Part("text", role, 0, record, at + ("text",), b["text"], block=at))
         elif t == "thinking" and isinstance(b.get("thinking"), str):
             view.add(msg, Part("thinking", role, 0, record, at + ("thinking",), b["thinking"], block=at,
-                               meta={"signed": bool(b.get("signature"))}))
+                               meta={"signed": is_real_signature(b.get("signature"))}))
         elif t == "tool_use":
             args = b.get("input")
             text = json.dumps(args, ensure_ascii=False) if not isinstance(args, str) else args

@@ -120,6 +120,15 @@ def string_leaves(node: Any, path: Path = (), min_chars: int = COPY_MIN_CHARS) -
             stack.extend((p + (i,), v) for i, v in reversed(list(enumerate(n))))
 
 
+def is_real_signature(sig: Any) -> bool:
+    """A thinking signature that signs something: not empty, not a publisher's placeholder such
+    as `[REDACTED_SIGNATURE]` (a sanitized export keeps the key but the value signs nothing)."""
+    if not isinstance(sig, str) or not sig.strip():
+        return False
+    s = sig.strip()
+    return not (s.startswith("[") and s.endswith("]"))
+
+
 def data_uri_meta(url: str) -> dict[str, Any]:
     """Image metadata from an image URL: media type and base64 payload for `data:` URIs."""
     if url.startswith("data:"):

@@ -25,11 +25,24 @@ def is_injected(rec: dict[str, Any]) -> bool:
     """Records the user did not type: meta lines, command wrappers, compaction summaries."""
     if rec.get("isMeta") or rec.get("isCompactSummary") or rec.get("isVisibleInTranscriptOnly"):
         return True
+    if rec.get("type") == "user" and str(rec.get("agentId", "")).startswith("acompact"):
+        return True  # the compaction agent's prompt and hook context are Claude Code's own text
     content = rec.get("message", {}).get("content")
     if isinstance(content, list):
         texts = [b.get("text", "") for b in content if isinstance(b, dict) and b.get("type") == "text"]
         content = texts[0] if len(texts) == 1 and len(content) == 1 else None
     return isinstance(content, str) and content.lstrip().startswith(INJECTED_PREFIXES)
+
+
+def _only_its_results_since(view: View, msg: Message) -> bool:
+    """True when every message after `msg` answers one of its calls: Claude Code writes the
+    results of a message's first parallel calls before the line that holds its next call."""
+    calls = {p.call_id for p in view.parts_of(msg) if p.kind == "tool_call"}
+    for later in view.messages[msg.index + 1:]:
+        parts = list(view.parts_of(later))
+        if later.role != "user" or not parts or any(p.kind != "tool_result" or p.call_id not in calls for p in parts):
+            return False
+    return True
 
 
 class ClaudeCode(Adapter):
@@ -58,7 +71,7 @@ class ClaudeCode(Adapter):
             role = m.get("role") or rec["type"]
             api_id = m.get("id") if role == "assistant" else None
             msg = by_api_id.get(api_id) if api_id else None
-            if msg is not None and msg is last:
+            if msg is not None and (msg is last or _only_its_results_since(view, msg)):
                 msg.records.append(i)
             else:
                 msg = view.new_message(role, i, injected=is_injected(rec), sidechain=bool(rec.get("isSidechain")),
