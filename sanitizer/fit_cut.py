@@ -215,6 +215,10 @@ class Planner:
                 continue
             drops.append(chosen)
             total -= chosen.tokens - chosen.marker_tokens
+        if drops and total > self.budget:
+            markers = sum(d.marker_tokens for d in drops)
+            notes.append(f"every droppable turn is dropped; the kept messages and the {markers:,} tokens of "
+                         f"marker(s) in their place still exceed the budget")
         if self.summarize:
             total = self._add_summaries(drops, total)
         return drops, total, notes
