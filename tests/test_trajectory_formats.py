@@ -17,7 +17,8 @@ from sanitizer.loader import from_object, from_text, to_text
 from sanitizer.model import Document, Part, View
 
 CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
-FOLDERS = {"swe_agent_traj": "swe_agent", "mini_swe_agent": "mini_swe_agent", "openhands_events": "openhands"}
+FOLDERS = {"swe_agent_traj": "swe_agent", "mini_swe_agent": "mini_swe_agent", "openhands_events": "openhands",
+           "hermes_session": "hermes"}
 
 
 def corpus_files() -> list[pytest.param]:
