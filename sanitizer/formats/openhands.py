@@ -4,10 +4,18 @@ Layouts (each event list is one view):
 
 * V0 event list: a JSON array (or JSONL) of events `{id, source, action|observation, message,
   args|extras, content, cause, tool_call_metadata}` (`~/.openhands/…`, `tests/runtime/trajs`);
-* evaluation output JSONL: one instance per line, its `history` holds V0 events — one view per
-  line, like `formats/dataset.py` (also a single such object);
-* V1 agent-SDK events: `{kind: SystemPromptEvent|MessageEvent|ActionEvent|ObservationEvent|
-  AgentErrorEvent|UserRejectObservation|…, source, …}` as a JSON array or JSONL.
+* evaluation output JSONL (`evaluation/benchmarks/*` `output.jsonl`): one instance per line,
+  its `history` holds V0 events or V1 SDK events — one view per line, like `formats/dataset.py`
+  (also a single such object);
+* the early resolver output (openhands-resolver, 2024: `{issue, instruction, base_commit,
+  git_patch, history, metrics, error}`): `history` is a list of `[action, observation]` pairs,
+  read in order as V0 events (placeholder `observation: "null"` entries without ids pass through);
+* V1 agent-SDK events (`kind` discriminator; see `formats/openhands_v1.py` for the kinds) as a
+  JSON array or JSONL, or inside an evaluation output.
+
+The task: when a record's events hold no user message (V1 eval outputs keep the task only in
+`instruction`), the record's `instruction` is read as the first user turn (`meta["instruction"]`);
+when the first user text equals `instruction`, that field is linked as its copy.
 
 V0 mapping:
 
@@ -42,27 +50,17 @@ from collections.abc import Iterator
 from typing import Any
 
 from ..model import Document, Message, Part, Path, View
-from .base import data_uri_meta, is_real_signature, live_records, sample, string_leaves
-from .openai_chat import ChatText, read_chat_message
+from .base import data_uri_meta, live_records, sample, string_leaves
+from .openai_chat import ChatText
+from .openhands_v1 import V1Reader, args_text, is_v1_event
 
-# Args that are bookkeeping, not what the tool was asked to do.
-SKIP_ARGS = {"thought", "impl_source", "confirmation_state", "security_risk", "blocking", "hidden",
-             "is_static", "wait_for_response", "image_urls"}
 PASS_ACTIONS = {"recall", "change_agent_state", "null", "condensation", "condensation_request", "pause",
                 "resume", "push", "send_pr", "reject", "delegate"}
-V1_KINDS = {"SystemPromptEvent", "MessageEvent", "ActionEvent", "ObservationEvent", "AgentErrorEvent",
-            "UserRejectObservation", "CondensationSummaryEvent", "Condensation", "CondensationRequest",
-            "PauseEvent", "ConversationStateUpdateEvent", "LLMCompletionLogEvent"}
-
 Located = list[tuple[int, Path, dict[str, Any]]]
 
 
 def is_v0_event(e: Any) -> bool:
     return isinstance(e, dict) and "id" in e and "source" in e and ("action" in e or "observation" in e)
-
-
-def is_v1_event(e: Any) -> bool:
-    return isinstance(e, dict) and e.get("kind") in V1_KINDS
 
 
 def is_event(e: Any) -> bool:
@@ -98,12 +96,6 @@ def _is_user_message(e: dict[str, Any]) -> bool:
         m = e.get("llm_message")
         return e.get("source") == "user" or (isinstance(m, dict) and m.get("role") == "user")
     return e.get("action") == "message" and e.get("source") == "user"
-
-
-def args_text(args: dict[str, Any]) -> str:
-    """The JSON of the args fields that matter."""
-    keep = {k: v for k, v in args.items() if k not in SKIP_ARGS and v not in (None, "", False, [], {})}
-    return json.dumps(keep, ensure_ascii=False)
 
 
 class OpenHands(ChatText):
@@ -302,115 +294,3 @@ class V0Reader:
                 fn = tc.get("function") if isinstance(tc, dict) else None
                 if isinstance(fn, dict) and tc.get("id") == call.call_id and isinstance(fn.get("arguments"), str):
                     call.copies.append((record, at + ("tool_calls", t, "function", "arguments")))
-
-
-class V1Reader:
-    """Agent-SDK (V1) events, keyed by `kind`."""
-
-    def __init__(self, view: View) -> None:
-        self.view = view
-        self.calls: dict[str, Part] = {}
-
-    def read(self, events: Located) -> None:
-        for record, base, e in events:
-            kind = e.get("kind")
-            handler = getattr(self, f"_{kind}", None)
-            if handler is not None:
-                handler(record, base, e)
-
-    def _content(self, msg: Message, kind: str, record: int, at: Path, content: Any,
-                 tool: str | None = None, call_id: str | None = None) -> None:
-        view = self.view
-        if isinstance(content, str):
-            view.add(msg, Part(kind, msg.role, 0, record, at, content, tool=tool, call_id=call_id,
-                               meta={"field": True}))
-            return
-        for i, block in enumerate(content if isinstance(content, list) else []):
-            where = at + (i,)
-            if isinstance(block, dict) and isinstance(block.get("text"), str):
-                view.add(msg, Part(kind, msg.role, 0, record, where + ("text",), block["text"], block=where,
-                                   tool=tool, call_id=call_id))
-            elif isinstance(block, dict) and block.get("type") == "image":
-                for k, url in enumerate(block.get("image_urls") or []):
-                    view.add(msg, Part("image", msg.role, 0, record, where + ("image_urls", k), "",
-                                       block=where + ("image_urls", k), meta={**data_uri_meta(url), "field": True}))
-            else:
-                view.add(msg, Part("other", msg.role, 0, record, where, "", block=where))
-
-    def _SystemPromptEvent(self, record: int, base: Path, e: dict[str, Any]) -> None:  # noqa: N802
-        prompt = e.get("system_prompt")
-        msg = self.view.new_message("system", record)
-        if isinstance(prompt, dict) and isinstance(prompt.get("text"), str):
-            self.view.add(msg, Part("text", "system", 0, record, base + ("system_prompt", "text"), prompt["text"],
-                                    block=base + ("system_prompt",)))
-        elif isinstance(prompt, str):
-            self.view.add(msg, Part("text", "system", 0, record, base + ("system_prompt",), prompt,
-                                    meta={"field": True}))
-
-    def _MessageEvent(self, record: int, base: Path, e: dict[str, Any]) -> None:  # noqa: N802
-        m = e.get("llm_message")
-        if isinstance(m, dict) and m.get("role"):
-            read_chat_message(self.view, record, base + ("llm_message",), m)
-
-    def _ActionEvent(self, record: int, base: Path, e: dict[str, Any]) -> None:  # noqa: N802
-        view = self.view
-        msg = view.new_message("assistant", record)
-        self._content(msg, "text", record, base + ("thought",), e.get("thought"))
-        if isinstance(e.get("reasoning_content"), str) and e["reasoning_content"]:
-            at = base + ("reasoning_content",)
-            view.add(msg, Part("thinking", "assistant", 0, record, at, e["reasoning_content"], block=at,
-                               meta={"field": True}))
-        for i, block in enumerate(e.get("thinking_blocks") or []):
-            if isinstance(block, dict) and isinstance(block.get("thinking"), str):
-                at = base + ("thinking_blocks", i)
-                view.add(msg, Part("thinking", "assistant", 0, record, at + ("thinking",), block["thinking"],
-                                   block=at, meta={"signed": is_real_signature(block.get("signature"))}))
-        tc = e.get("tool_call") if isinstance(e.get("tool_call"), dict) else {}
-        fn = tc.get("function") if isinstance(tc.get("function"), dict) else None
-        holder, at = (fn, base + ("tool_call", "function")) if fn is not None else (tc, base + ("tool_call",))
-        call_id = e.get("tool_call_id") or tc.get("id")
-        tool = e.get("tool_name") or holder.get("name")
-        if isinstance(holder.get("arguments"), str):
-            call = view.add(msg, Part("tool_call", "assistant", 0, record, at + ("arguments",), holder["arguments"],
-                                      tool=tool, call_id=call_id))
-        elif isinstance(e.get("action"), dict):
-            call = view.add(msg, Part("tool_call", "assistant", 0, record, base + ("action",),
-                                      args_text({k: v for k, v in e["action"].items() if k != "kind"}),
-                                      tool=tool, call_id=call_id,
-                                      meta={"args_object": True, "merge_args": True}))
-        else:
-            return
-        if call.path != base + ("action",) and isinstance(e.get("action"), dict):
-            call.copies.extend((record, p) for p, _ in string_leaves(e["action"], base + ("action",)))
-        if call_id:
-            self.calls.setdefault(call_id, call)
-
-    def _result(self, record: int, base: Path, e: dict[str, Any], at: Path, content: Any) -> None:
-        call_id = e.get("tool_call_id")
-        call = self.calls.get(call_id) if call_id else None
-        msg = self.view.new_message("tool" if call is not None else "user", record,
-                                    **({} if call is not None else {"observation": True}))
-        kind = "tool_result" if call is not None else "text"
-        self._content(msg, kind, record, at, content, tool=e.get("tool_name"),
-                      call_id=call_id if call is not None else None)
-
-    def _ObservationEvent(self, record: int, base: Path, e: dict[str, Any]) -> None:  # noqa: N802
-        obs = e.get("observation") if isinstance(e.get("observation"), dict) else {}
-        for key in ("content", "output", "text"):
-            if isinstance(obs.get(key), str | list):
-                self._result(record, base, e, base + ("observation", key), obs[key])
-                return
-
-    def _AgentErrorEvent(self, record: int, base: Path, e: dict[str, Any]) -> None:  # noqa: N802
-        if isinstance(e.get("error"), str):
-            self._result(record, base, e, base + ("error",), e["error"])
-
-    def _UserRejectObservation(self, record: int, base: Path, e: dict[str, Any]) -> None:  # noqa: N802
-        if isinstance(e.get("rejection_reason"), str):
-            self._result(record, base, e, base + ("rejection_reason",), e["rejection_reason"])
-
-    def _CondensationSummaryEvent(self, record: int, base: Path, e: dict[str, Any]) -> None:  # noqa: N802
-        if isinstance(e.get("summary"), str):
-            msg = self.view.new_message("user", record, injected=True)
-            self.view.add(msg, Part("text", "user", 0, record, base + ("summary",), e["summary"],
-                                    meta={"field": True}))
