@@ -40,6 +40,10 @@ class Adapter:
         """The node that replaces `part.block` when the whole part becomes plain text."""
         return {"type": "text", "text": text}
 
+    def stored(self, part: Part) -> Any:
+        """The value written at `part.path` for the part's text (a format may re-encode it)."""
+        return part.text
+
     def write(self, view: View) -> None:
         """Write every changed part of `view` back into its document."""
         doc = view.doc
@@ -55,7 +59,7 @@ class Adapter:
             elif part.kind == "tool_call" and part.meta.get("args_object") and not part.replaced:
                 doc.set(part.record, part.path, json.loads(part.text))
             else:
-                doc.set(part.record, part.path, part.text)
+                doc.set(part.record, part.path, self.stored(part))
             for (record, path), text in zip(part.copies, part.meta.get("copy_texts", ()), strict=False):
                 if text is not None:
                     doc.set(record, path, text)

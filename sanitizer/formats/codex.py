@@ -4,6 +4,21 @@ Two layouts: the envelope (`{timestamp, type: session_meta|response_item|event_m
 payload}`) where `response_item` payloads are Responses items and tool output is ALSO stored in
 `event_msg` payloads; and the legacy layout (a session-meta first line, then bare Responses items
 and `{"record_type": "state"}` lines).  Meta, state and context lines pass through.
+
+Versions and record kinds covered (codex-rs `protocol/src/models.rs`, `rollout/recorder.rs`;
+files of CLI 0.1x–0.60): `response_item` payloads `message` (roles user / assistant /
+`developer` → system; user messages that are only Codex's own `<environment_context>` /
+`<user_instructions>` / AGENTS.md blocks are marked injected), `reasoning` (summary + encrypted
+content: signed), `function_call` (`arguments` a JSON string, kept as text even when it is not
+valid JSON, e.g. a redacted file; shell `command` may be an argv array), `function_call_output`
+(plain text, or a JSON-encoded `{"output", "metadata": {"exit_code", "duration_seconds"}}`
+string: decoded for rules and digests, exit code as `meta["is_error"]`, written back encoded the
+same way), `custom_tool_call` (`input`, e.g. apply_patch) ↔ `custom_tool_call_output`,
+`local_shell_call(_output)`; `ghost_snapshot`, `web_search_call` without a call id, and unknown
+item types pass through.  `event_msg` (token_count, agent_reasoning, user_message,
+agent_message, exec/patch events, turn_aborted …) and `turn_context` / `session_meta` /
+`compacted` lines pass through; their long strings repeating an output or a message are copies.
+A session may end with no assistant message.
 """
 
 from __future__ import annotations
@@ -15,6 +30,9 @@ from .base import live_records, sample, string_leaves
 from .responses import ITEM_TYPES, Responses, read_item
 
 ENVELOPE_TYPES = {"session_meta", "response_item", "event_msg", "turn_context", "compacted"}
+# User messages Codex writes itself: the environment block, AGENTS.md / user instructions.
+INJECTED_PREFIXES = ("<environment_context>", "<user_instructions>", "# AGENTS.md instructions for",
+                     "<user_shell_command>")
 
 
 class Codex(Responses):
@@ -51,8 +69,12 @@ class Codex(Responses):
                 if rec.get("type") == "event_msg" and isinstance(rec.get("payload"), dict):
                     events.append((i, rec["payload"]))
                 continue
-            first = len(view.parts)
+            first, first_msg = len(view.parts), len(view.messages)
             read_item(view, i, base, item)
+            if item.get("type") == "message" and item.get("role") == "user" and len(view.messages) > first_msg:
+                texts_in = [p.text for p in view.parts[first:] if p.kind == "text"]
+                if texts_in and all(t.lstrip().startswith(INJECTED_PREFIXES) for t in texts_in):
+                    view.messages[first_msg].meta["injected"] = True
             for p in view.parts[first:]:
                 if p.kind == "tool_result" and p.call_id:
                     outputs.setdefault(p.call_id, p)

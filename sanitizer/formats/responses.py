@@ -25,6 +25,31 @@ def responses_score(items: list[Any]) -> int:
     return 88 if calls else 70
 
 
+def encoded_output(out: str) -> tuple[str, dict[str, Any]] | None:
+    """A Codex output stored as a JSON string `{"output": …, "metadata": {"exit_code", …}}`: the
+    inner text and the part meta that re-encodes it byte-for-byte (None when it is anything else,
+    or when re-encoding would not give the same bytes)."""
+    if not out.startswith('{"output":'):
+        return None
+    try:
+        obj = json.loads(out)
+    except (ValueError, RecursionError):
+        return None
+    if not isinstance(obj, dict) or not isinstance(obj.get("output"), str) or set(obj) - {"output", "metadata"}:
+        return None
+    for ascii_only in (False, True):
+        if json.dumps(obj, ensure_ascii=ascii_only, separators=(",", ":")) == out:
+            # The wrapper without the output text (a meta never holds what a rule may cut).
+            wrapper = {k: (None if k == "output" else v) for k, v in obj.items()}
+            meta: dict[str, Any] = {"encoded_output": {"ascii": ascii_only, "wrapper": wrapper}}
+            code = obj.get("metadata", {}).get("exit_code") if isinstance(obj.get("metadata"), dict) else None
+            if isinstance(code, int) and not isinstance(code, bool):
+                meta["exit_code"] = code
+                meta["is_error"] = code != 0
+            return obj["output"], meta
+    return None
+
+
 def read_item(view: View, record: int, base: Path, it: dict[str, Any]) -> None:
     t = it.get("type")
     if t == "message":
@@ -64,6 +89,10 @@ def read_item(view: View, record: int, base: Path, it: dict[str, Any]) -> None:
                                        call_id=it.get("call_id"), meta={"text_type": c.get("type")}))
                 else:
                     view.add(msg, Part("other", "tool", 0, record, at, "", block=at, call_id=it.get("call_id")))
+        elif isinstance(out, str) and (encoded := encoded_output(out)) is not None:
+            inner, meta = encoded
+            view.add(msg, Part("tool_result", "tool", 0, record, base + ("output",), inner,
+                               call_id=it.get("call_id"), meta=meta))
         else:
             view.add(msg, Part("tool_result", "tool", 0, record, base + ("output",), out if isinstance(out, str) else "",
                                call_id=it.get("call_id"), meta={"empty": not out}))
@@ -87,6 +116,13 @@ class Responses(Adapter):
         if part.kind == "image":
             kind = "input_text"
         return {"type": kind, "text": text}
+
+    def stored(self, part: Part) -> Any:
+        enc = part.meta.get("encoded_output")
+        if not enc:
+            return part.text
+        # Written back encoded the way it was read: the same keys, order and escaping.
+        return json.dumps({**enc["wrapper"], "output": part.text}, ensure_ascii=enc["ascii"], separators=(",", ":"))
 
     def write(self, view: View) -> None:
         super().write(view)
