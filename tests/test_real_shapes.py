@@ -1,0 +1,301 @@
+"""Record kinds of current tool versions: mini-swe-agent 1.1, the early OpenHands resolver, OpenHands
+V1 SDK events (hand-built after `openhands/sdk/event`), Codex encoded outputs, Claude Code 2.1.x,
+Hermes session exports.  Corpus files are read in place; each skips when `../shared/` is absent."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from conftest import CORPUS, pairs
+
+from sanitizer import Sanitizer
+from sanitizer.formats import detect
+from sanitizer.loader import from_object, from_text, to_text
+from sanitizer.model import Document, Part, View
+from sanitizer.transcript import to_messages
+
+
+def corpus(folder: str, name: str) -> tuple[str, Document, list[View]]:
+    path = CORPUS / folder / name
+    if not path.is_file():
+        pytest.skip(f"../shared/corpus not found: {path}")
+    text = path.read_text(encoding="utf-8")
+    doc = from_text(text, str(path))
+    return text, doc, list(detect(doc).views(doc))
+
+
+def edit(part: Part, text: str) -> None:
+    """What the engine does for a cut that reaches every copy with the same text."""
+    part.original = part.text
+    part.text = text
+    part.meta["copy_texts"] = [text] * len(part.copies)
+
+
+# -- mini-swe-agent 1.1 ------------------------------------------------------------------------
+
+SQLFLUFF = "mini-swe-agent-pr816__sqlfluff__sqlfluff-2419.traj.json"
+PVLIB = "mini-swe-agent-pr816-reasoner__pvlib__pvlib-python-1072.traj.json"
+
+
+@pytest.mark.parametrize(("name", "calls", "answered"), [(SQLFLUFF, 48, 47), (PVLIB, 15, 15)])
+def test_mini_swe_agent_11_exit_message_and_unanswered_submit(name: str, calls: int, answered: int) -> None:
+    _, doc, [view] = corpus("mini_swe_agent", name)
+    assert view.adapter.name == "mini_swe_agent"
+    assert pairs(view) == (calls, answered, answered)
+    last = view.messages[-1]
+    assert last.role == "assistant" and last.meta["exit"]
+    [exit_part] = list(view.parts_of(last))
+    assert exit_part.text == doc.records[0]["messages"][-1]["content"]
+    if calls != answered:  # the submit command is the one call without a result
+        results = {p.call_id for p in view.parts if p.kind == "tool_result"}
+        open_calls = [p for p in view.parts if p.kind == "tool_call" and p.call_id not in results]
+        assert [p.text for p in open_calls] == [view.parts[-2].text]
+        assert "COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT" in open_calls[0].text
+        # extra.submission repeats the diff: a copy of the exit text
+        assert (0, ("messages", len(doc.records[0]["messages"]) - 1, "extra", "submission")) in exit_part.copies
+
+
+def test_mini_swe_agent_11_extra_copies_are_linked_and_never_rendered() -> None:
+    _, doc, [view] = corpus("mini_swe_agent", PVLIB)
+    messages = doc.records[0]["messages"]
+    thinking = next(p for p in view.parts if p.kind == "thinking")
+    call = next(p for p in view.parts if p.kind == "tool_call")
+    result = next(p for p in view.parts if p.kind == "tool_result")
+    m = thinking.path[1]
+    assert {path[-1] for _, path in thinking.copies} == {"reasoning_content"}  # in extra.response twice
+    assert all(path[:3] == ("messages", m, "extra") for _, path in thinking.copies)
+    assert [path[-1] for _, path in call.copies] == ["arguments"]
+    assert result.copies == [(0, ("messages", result.path[1], "extra", "raw_output"))]
+    assert messages[result.path[1]]["extra"]["raw_output"] in result.text
+    rendered = "\n".join(str(m.get("content")) for m in to_messages(view))
+    longest = max((p for p in view.parts if p.kind == "tool_result"), key=lambda p: len(p.text))
+    raw = messages[longest.path[1]]["extra"]["raw_output"]
+    assert len(raw) > 1000 and rendered.count(raw) == 1  # the copy in `extra` is not rendered again
+
+
+def test_mini_swe_agent_11_default_pack_trims_raw_output_with_its_result() -> None:
+    output = "".join(f"line {i}: collected item {i} of the suite\n" for i in range(600))
+    run = {"trajectory_format": "mini-swe-agent-1.1", "info": {"exit_status": "Submitted"}, "messages": [
+        {"role": "system", "content": "You are a helpful assistant."},
+        {"role": "user", "content": "Fix the bug."},
+        {"role": "assistant", "content": "", "tool_calls": [
+            {"index": 0, "id": "c1", "type": "function", "function": {"name": "bash", "arguments": "{\"command\": \"pytest\"}"}}],
+         "extra": {"actions": [{"command": "pytest", "tool_call_id": "c1"}]}},
+        {"role": "tool", "tool_call_id": "c1", "content": f"<returncode>1</returncode>\n<output>\n{output}</output>",
+         "extra": {"raw_output": output, "returncode": 1}},
+        *({"role": "user", "content": f"Next step {i}."} for i in range(12)),
+        {"role": "exit", "content": "", "extra": {"exit_status": "Submitted", "submission": ""}},
+    ]}
+    doc = from_object(run)
+    assert detect(doc).name == "mini_swe_agent"
+    result = Sanitizer("default").sanitize(run)
+    tool = result.output["messages"][3]
+    assert len(tool["content"]) < len(run["messages"][3]["content"])
+    assert len(tool["extra"]["raw_output"]) < len(output)
+    assert run["messages"][3]["extra"]["raw_output"] == output  # the caller's object is untouched
+
+
+# -- OpenHands: early resolver output, V1 SDK shapes -------------------------------------------
+
+def test_openhands_resolver_pairs_are_read_in_order_and_instruction_linked() -> None:
+    _, doc, views = corpus("openhands_events", "openhands-resolver__mock_output_output.jsonl")
+    assert [v.meta["record"] for v in views] == [0, 1]
+    view = views[0]
+    first = view.messages[0]
+    assert first.role == "user"
+    [task] = list(view.parts_of(first))
+    assert task.text == doc.records[0]["instruction"]
+    assert (0, ("instruction",)) in task.copies
+    assert pairs(view) == (29, 29, 29)  # run ×2 + run_ipython ×27; message and finish have no result
+    assert view.parts[-1].path[:3] == ("history", 30, 0)  # the finish action's text
+
+
+def v1_eval_record() -> dict:
+    """An evaluation output line whose V1 history has no user MessageEvent (fields after the SDK's
+    ActionEvent / ObservationEvent / MessageToolCall / TextContent / ImageContent models)."""
+    return {
+        "instance_id": "demo__demo-1", "instruction": "Fix the failing test in tests/test_a.py.",
+        "history": [
+            {"kind": "SystemPromptEvent", "id": "s", "timestamp": "t", "source": "agent",
+             "system_prompt": {"type": "text", "text": "You are OpenHands.", "cache_prompt": False}, "tools": [],
+             "dynamic_context": {"type": "text", "text": "Repository: /workspace/demo", "cache_prompt": False}},
+            {"kind": "ActionEvent", "id": "a1", "timestamp": "t", "source": "agent",
+             "thought": [{"type": "text", "text": "Run the tests.", "cache_prompt": False}],
+             "thinking_blocks": [{"type": "thinking", "thinking": "Tests first.", "signature": "[REDACTED_SIGNATURE]"}],
+             "action": {"kind": "TerminalAction", "command": "pytest -q"}, "tool_name": "terminal",
+             "tool_call_id": "c1", "llm_response_id": "r1", "security_risk": "LOW",
+             "tool_call": {"id": "c1", "name": "terminal", "arguments": "{\"command\": \"pytest -q\"}",
+                           "origin": "completion"}},
+            {"kind": "HookExecutionEvent", "id": "h", "timestamp": "t", "source": "hook",
+             "hook_event_type": "PostToolUse", "hook_command": "true", "success": True, "exit_code": 0},
+            {"kind": "ObservationEvent", "id": "o1", "timestamp": "t", "source": "environment",
+             "tool_name": "terminal", "tool_call_id": "c1", "action_id": "a1",
+             "observation": {"kind": "TerminalObservation", "is_error": False,
+                             "content": [{"type": "text", "text": "1 failed", "cache_prompt": False},
+                                         {"type": "image", "image_urls": ["data:image/png;base64,iVBORw0KGgo="],
+                                          "cache_prompt": False}]}},
+            {"kind": "FutureEvent", "id": "f", "timestamp": "t", "source": "environment", "value": 1},
+            {"kind": "ConversationErrorEvent", "id": "x", "timestamp": "t", "source": "environment",
+             "code": "LLMError", "detail": "rate limited"},
+        ],
+        "test_result": {"git_patch": ""},
+    }
+
+
+def test_openhands_v1_eval_output_takes_its_task_from_instruction() -> None:
+    record = v1_eval_record()
+    doc = from_text(json.dumps(record) + "\n" + json.dumps(record) + "\n", "output.jsonl")
+    adapter = detect(doc)
+    assert adapter.name == "openhands"
+    views = list(adapter.views(doc))
+    assert len(views) == 2
+    view = views[0]
+    assert [m.role for m in view.messages] == ["user", "system", "assistant", "tool", "user"]
+    assert view.messages[0].meta["instruction"] and view.parts[0].path == ("instruction",)
+    assert pairs(view) == (1, 1, 1)
+    kinds = [p.kind for p in view.parts]
+    assert kinds == ["text", "text", "text", "text", "thinking", "tool_call", "tool_result", "image", "text"]
+    thinking = next(p for p in view.parts if p.kind == "thinking")
+    assert not thinking.signed  # a placeholder signature signs nothing
+    assert view.meta["passthrough_kinds"] == {"HookExecutionEvent": 1, "FutureEvent": 1}
+    messages = to_messages(view)
+    assert messages[0] == {"role": "user", "content": record["instruction"]}
+    assert to_text(doc) == json.dumps(record) + "\n" + json.dumps(record) + "\n"  # read, not changed
+
+
+def test_openhands_v1_bare_list_message_event_blocks() -> None:
+    events = [
+        {"kind": "MessageEvent", "id": "m", "timestamp": "t", "source": "user",
+         "llm_message": {"role": "user", "content": [{"type": "text", "text": "Describe the image."},
+                                                     {"type": "image", "image_urls": ["https://x/y.png"]}]},
+         "extended_content": [{"type": "text", "text": "<skill>use care</skill>"}]},
+        {"kind": "MessageEvent", "id": "n", "timestamp": "t", "source": "agent",
+         "llm_message": {"role": "assistant", "content": [{"type": "text", "text": "A cat."}],
+                         "reasoning_content": "It is a cat."}},
+    ]
+    doc = from_object(events)
+    assert detect(doc).name == "openhands"
+    [view] = detect(doc).views(doc)
+    assert [(p.role, p.kind) for p in view.parts] == [
+        ("user", "text"), ("user", "image"), ("user", "text"), ("assistant", "text"), ("assistant", "thinking")]
+    edit(view.parts[0], "X")
+    view.adapter.write(view)
+    assert doc.records[0]["llm_message"]["content"][0] == {"type": "text", "text": "X"}
+    assert doc.records[1] == events[1]
+
+
+# -- Codex -------------------------------------------------------------------------------------
+
+def codex_lines() -> list[dict]:
+    out = json.dumps({"output": "Success. Updated the following files:\nM a.py\n",
+                      "metadata": {"exit_code": 0, "duration_seconds": 0.1}}, separators=(",", ":"))
+    failed = json.dumps({"output": "Error: déjà vu", "metadata": {"exit_code": 2}}, separators=(",", ":"),
+                        ensure_ascii=True)
+    items = [
+        {"type": "message", "role": "developer", "content": [{"type": "input_text", "text": "Be careful."}]},
+        {"type": "message", "role": "user",
+         "content": [{"type": "input_text", "text": "<environment_context>\n<cwd>/w</cwd>\n</environment_context>"}]},
+        {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "Fix a.py"}]},
+        {"type": "ghost_snapshot", "ghost_commit": {"id": "abc", "parent": "def"}},
+        {"type": "function_call", "name": "shell", "call_id": "c1",
+         "arguments": json.dumps({"command": ["bash", "-lc", "cat a.py"], "workdir": "/w"})},
+        {"type": "function_call_output", "call_id": "c1", "output": failed},
+        {"type": "custom_tool_call", "name": "apply_patch", "call_id": "c2", "status": "completed",
+         "input": "*** Begin Patch\n*** Update File: a.py\n*** End Patch"},
+        {"type": "custom_tool_call_output", "call_id": "c2", "output": out},
+    ]
+    return [{"timestamp": "t", "type": "session_meta", "payload": {"id": "s", "instructions": None}},
+            *({"timestamp": "t", "type": "response_item", "payload": it} for it in items)]
+
+
+def test_codex_current_rollout_items() -> None:
+    lines = codex_lines()
+    text = "".join(json.dumps(r) + "\n" for r in lines)
+    doc = from_text(text, "rollout.jsonl")
+    adapter = detect(doc)
+    assert adapter.name == "codex"
+    [view] = adapter.views(doc)
+    assert [m.role for m in view.messages] == ["system", "user", "user", "assistant", "tool", "assistant", "tool"]
+    assert view.messages[1].meta.get("injected") and not view.messages[2].meta.get("injected")
+    assert pairs(view) == (2, 2, 2)
+    shell, failed, patch, ok = (p for p in view.parts if p.kind in ("tool_call", "tool_result"))
+    assert json.loads(shell.text)["command"] == ["bash", "-lc", "cat a.py"]
+    assert patch.text.startswith("*** Begin Patch") and patch.path == ("payload", "input")
+    assert failed.text == "Error: déjà vu" and failed.meta["is_error"] is True
+    assert ok.text.startswith("Success.") and ok.meta["is_error"] is False
+    assert to_text(doc) == text  # nothing changed: byte-for-byte
+    edit(ok, "Success.")
+    edit(failed, "Error: déjà")
+    adapter.write(view)
+    assert doc.records[8]["payload"]["output"] == (
+        '{"output":"Success.","metadata":{"exit_code":0,"duration_seconds":0.1}}')
+    assert doc.records[6]["payload"]["output"] == '{"output":"Error: d\\u00e9j\\u00e0","metadata":{"exit_code":2}}'
+    assert doc.records[4] == lines[4]  # ghost_snapshot passes through
+
+
+def test_codex_rtchess_outputs_decode_and_stay_json_after_the_default_pack() -> None:
+    raw, _, [view] = corpus("codex_rollout", "rtchess__exported-session.jsonl")
+    encoded = [p for p in view.parts if p.meta.get("encoded_output")]
+    assert len(encoded) == 165
+    assert all(not p.text.startswith('{"output"') for p in encoded)
+    result = Sanitizer("default").sanitize_text(raw, "rtchess.jsonl")
+    for line in result.dumps().splitlines():
+        payload = json.loads(line).get("payload", {})
+        if payload.get("type") == "custom_tool_call_output" and payload["output"].startswith("{"):
+            assert isinstance(json.loads(payload["output"])["output"], str)
+
+
+# -- Claude Code 2.1.x -------------------------------------------------------------------------
+
+SPOTTER = "spotter__258c7280-ae70-4798-800f-63464d01a85d.jsonl"
+
+
+def test_claude_code_placeholder_signatures_are_not_signatures() -> None:
+    _, doc, [view] = corpus("claude_code_jsonl", SPOTTER)
+    thinking = [p for p in view.parts if p.kind == "thinking"]
+    assert len(thinking) == 19 and not any(p.signed for p in thinking)
+    line = {"type": "assistant", "uuid": "u", "sessionId": "s", "message": {
+        "id": "m", "role": "assistant", "content": [{"type": "thinking", "thinking": "hm", "signature": "EqQBCkgIBRAB"}]}}
+    doc = from_text(json.dumps(line) + "\n", "s.jsonl")
+    [view] = detect(doc).views(doc)
+    assert view.parts[0].signed
+
+
+def test_claude_code_split_message_with_early_results_stays_one_message() -> None:
+    _, _, [view] = corpus("claude_code_jsonl", SPOTTER)
+    msg = next(m for m in view.messages if 556 in m.records)  # lines 557, 562 and 570 (0-based 556 …)
+    assert msg.records == [556, 561, 569]
+    assert [p.call_id for p in view.parts_of(msg)] == [
+        "toolu_01CBevthT8P1Xo9f9tfV53RS", "toolu_017RojS4MxMsfVkFtTmifv6N", "toolu_012w5qBPfp5aDXt8TFhjv8w5"]
+    calls, results, answered = pairs(view)
+    assert calls == 186 and results == answered
+
+
+def test_claude_code_progress_records_pass_through_and_are_never_rendered() -> None:
+    raw, doc, [view] = corpus("claude_code_jsonl", SPOTTER)
+    progress = {i for i, r in enumerate(doc.records) if isinstance(r, dict) and r.get("type") == "progress"}
+    assert len(progress) == 1333
+    assert not progress & {r for m in view.messages for r in m.records}
+    assert to_text(doc) == raw
+
+
+def test_claude_code_compaction_agent_prompt_is_not_a_persons_ask() -> None:
+    _, _, [view] = corpus("claude_code_jsonl", "spotter__agent-acompact-fffbd0.jsonl")
+    users = [m for m in view.messages if m.role == "user"]
+    assert len(users) == 3 and all(m.meta["injected"] and m.meta["sidechain"] for m in users)
+
+
+# -- Hermes session export -----------------------------------------------------------------------
+
+def test_hermes_export_is_one_view_per_session_with_its_system_prompt() -> None:
+    raw, doc, views = corpus("hermes_session", "hermes-agent__exprted.jsonl")
+    assert views[0].adapter.name == "hermes" and len(views) == 19
+    assert sum(pairs(v)[0] for v in views) == 125 and sum(pairs(v)[2] for v in views) == 125
+    with_prompt = [v for v in views if v.messages and v.messages[0].role == "system"]
+    assert len(with_prompt) == 17  # two sessions have an empty system_prompt
+    roles = {m.role for v in views for m in v.messages}
+    assert roles == {"system", "user", "assistant", "tool"}  # session_meta rows pass through
+    assert to_text(doc) == raw
+    result = Sanitizer("default").sanitize_text(raw, "export.jsonl")
+    assert len(result.dumps().splitlines()) == 19
