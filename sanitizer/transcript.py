@@ -4,15 +4,26 @@ from __future__ import annotations
 
 from typing import Any
 
+import regex
+
 from .images import label_of
 from .model import Part, View
 
+# Terminal escapes (CSI colours, OSC titles/links, two-byte escapes): noise in a transcript.  Only
+# renderings drop them; the same-format copy keeps the bytes.
+ANSI = regex.compile(r"\x1b(?:\[[0-?]*+[ -/]*+[@-~]|\][^\x07\x1b]*+(?:\x07|\x1b\\)?|[@-Z\\-_])")
+
+
+def strip_ansi(text: str) -> str:
+    """`text` without terminal escape sequences."""
+    return ANSI.sub("", text) if "\x1b" in text else text
+
 
 def part_text(part: Part) -> str:
-    """What a reader sees of one part (images as a label, never their data)."""
+    """What a reader sees of one part (images as a label, never their data; no terminal escapes)."""
     if part.kind == "image" and not part.replaced:
         return label_of(part.meta)
-    return part.text
+    return strip_ansi(part.text)
 
 
 def _tool_names(view: View) -> dict[str, str]:
@@ -39,7 +50,7 @@ def to_text(view: View, *, skip_injected: bool = False) -> str:
                 name = names.get(part.call_id or "", part.tool or "tool")
                 results.append(f"[TOOL RESULT {name} {part.call_id or ''}]".replace(" ]", "]") + f": {part_text(part)}")
             elif part.kind == "thinking" and not part.replaced:
-                texts.append(f"[THINKING]: {part.text}")
+                texts.append(f"[THINKING]: {part_text(part)}")
             elif part.kind != "other":
                 texts.append(part_text(part))
         body = "\n".join(t for t in texts if t)

@@ -299,3 +299,39 @@ def test_hermes_export_is_one_view_per_session_with_its_system_prompt() -> None:
     assert to_text(doc) == raw
     result = Sanitizer("default").sanitize_text(raw, "export.jsonl")
     assert len(result.dumps().splitlines()) == 19
+
+
+def test_claude_code_subagent_files_are_linked_to_their_task_call() -> None:
+    _, _, [view] = corpus("claude_code_jsonl", SPOTTER)
+    assert view.meta["subagents"] == {"a881341": "toolu_01VmaERAwhb19LGUwu9GenaK"}
+    [task] = [p for p in view.parts if p.kind == "tool_call" and p.tool == "Task"]
+    assert task.call_id == "toolu_01VmaERAwhb19LGUwu9GenaK" and task.meta["agent_id"] == "a881341"
+    _, _, [sub] = corpus("claude_code_jsonl", "spotter__agent-a881341.jsonl")
+    assert sub.meta["agent_id"] == "a881341"
+
+
+def test_claude_code_inline_sidechain_is_linked_to_the_open_task_call() -> None:
+    def line(kind: str, content: list, side: bool = False) -> str:
+        return json.dumps({"type": kind, "uuid": kind, "sessionId": "s", "isSidechain": side,
+                           "message": {"role": kind, "content": content}})
+    text = "\n".join([
+        line("user", [{"type": "text", "text": "Research the hooks."}]),
+        line("assistant", [{"type": "tool_use", "id": "t1", "name": "Task", "input": {"prompt": "Read the docs."}}]),
+        line("user", [{"type": "text", "text": "Read the docs."}], side=True),
+        line("assistant", [{"type": "text", "text": "The docs say X."}], side=True),
+        line("user", [{"type": "tool_result", "tool_use_id": "t1", "content": "X"}]),
+        line("assistant", [{"type": "text", "text": "Done."}]),
+    ]) + "\n"
+    doc = from_text(text, "s.jsonl")
+    [view] = detect(doc).views(doc)
+    linked = [m.meta.get("parent_call") for m in view.messages]
+    assert linked == [None, None, "t1", "t1", None, None]
+
+
+def test_claude_code_ansi_escapes_are_stripped_in_renderings_only() -> None:
+    from sanitizer.transcript import to_text as render
+    raw, doc, [view] = corpus("claude_code_jsonl", SPOTTER)
+    assert "\x1b[" in "".join(p.text for p in view.parts)
+    assert "\x1b" not in render(view)
+    assert "\x1b" not in json.dumps(to_messages(view), ensure_ascii=False)
+    assert to_text(doc) == raw  # the same-format copy keeps the bytes

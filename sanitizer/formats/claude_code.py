@@ -5,6 +5,22 @@ split over several lines sharing `message.id` (they form one logical message her
 is stored twice: in the `tool_result` block and in the top-level `toolUseResult`; long strings of
 the latter are linked as copies of the result.  Every other line type (summary, system,
 file-history-snapshot, progress, queue-operation …) passes through untouched.
+
+Versions and record kinds covered (files of Claude Code 1.0.x–2.1.39):
+
+* `user` / `assistant` records: Anthropic `message` blocks; the lines of one API message are one
+  logical message even when the results of its first parallel calls were written between them;
+  `isMeta`, `isCompactSummary`, `isVisibleInTranscriptOnly`, command wrappers and hook context
+  are injected (never a person's ask); so are the user records of the compaction agent
+  (`agentId: "acompact-…"`), which are Claude Code's own summarisation prompt;
+* thinking `signature`: a publisher's placeholder (`[REDACTED_SIGNATURE]`) signs nothing;
+* pass-through (never messages, never rendered): `progress` (hook_progress, bash_progress,
+  agent_progress, waiting_for_task …), `system` (compact_boundary, stop_hook_summary,
+  turn_duration …), `summary`, `file-history-snapshot`, `queue-operation`, unknown types;
+* sub-agents: the `subagents/agent-<id>.jsonl` file of a session is read on its own
+  (`view.meta["agent_id"]`); in the parent, `agent_progress` records (`data.agentId`,
+  `parentToolUseID`) link the Task call to it; older inline `isSidechain: true` records are
+  linked to the Task call open when they were written (`meta["parent_call"]`).
 """
 
 from __future__ import annotations
@@ -45,6 +61,36 @@ def _only_its_results_since(view: View, msg: Message) -> bool:
     return True
 
 
+TASK_TOOLS = ("Task", "Agent")
+
+
+def _link_sidechains(view: View, subagents: dict[str, str]) -> None:
+    """Link sub-agents to the Task call that started them: a `subagents/agent-<id>.jsonl` file
+    through the parent's `agent_progress` records (`view.meta["subagents"]`, the call's
+    `meta["agent_id"]`), inline sidechain messages (`isSidechain: true`, older versions) to the
+    Task call still open when they were written (`msg.meta["parent_call"]`)."""
+    if subagents:
+        view.meta["subagents"] = subagents
+        by_call = {call: agent for agent, call in subagents.items()}
+        for p in view.parts:
+            if p.kind == "tool_call" and p.call_id in by_call:
+                p.meta["agent_id"] = by_call[p.call_id]
+    if not any(m.meta.get("sidechain") for m in view.messages) or all(m.meta.get("sidechain") for m in view.messages):
+        return
+    open_tasks: list[str] = []
+    for msg in view.messages:
+        parts = list(view.parts_of(msg))
+        if msg.meta.get("sidechain"):
+            if open_tasks:
+                msg.meta["parent_call"] = open_tasks[-1]
+            continue
+        for p in parts:
+            if p.kind == "tool_call" and p.tool in TASK_TOOLS and p.call_id:
+                open_tasks.append(p.call_id)
+            elif p.kind == "tool_result" and p.call_id in open_tasks:
+                open_tasks.remove(p.call_id)
+
+
 class ClaudeCode(Adapter):
     name = "claude_code"
     label = "Claude Code session JSONL"
@@ -62,7 +108,12 @@ class ClaudeCode(Adapter):
         view = View(doc, self)
         by_api_id: dict[str, Message] = {}
         last: Message | None = None
+        subagents: dict[str, str] = {}  # agent id -> the Task call that started it
         for i, rec in live_records(doc):
+            if isinstance(rec, dict) and rec.get("type") == "progress":
+                data = rec.get("data") if isinstance(rec.get("data"), dict) else {}
+                if data.get("type") == "agent_progress" and data.get("agentId") and rec.get("parentToolUseID"):
+                    subagents.setdefault(str(data["agentId"]), str(rec["parentToolUseID"]))
             if not isinstance(rec, dict) or rec.get("type") not in ("user", "assistant"):
                 continue
             m = rec.get("message")
@@ -82,6 +133,9 @@ class ClaudeCode(Adapter):
             first_part = len(view.parts)
             read_blocks(view, msg, i, ("message", "content"), m.get("content"))
             self._link_tool_use_result(view, i, rec, first_part)
+            if rec.get("agentId") and "agent_id" not in view.meta and rec.get("isSidechain"):
+                view.meta["agent_id"] = str(rec["agentId"])  # a sub-agent's own file
+        _link_sidechains(view, subagents)
         yield view
 
     @staticmethod
