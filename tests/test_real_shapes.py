@@ -335,3 +335,26 @@ def test_claude_code_ansi_escapes_are_stripped_in_renderings_only() -> None:
     assert "\x1b" not in render(view)
     assert "\x1b" not in json.dumps(to_messages(view), ensure_ascii=False)
     assert to_text(doc) == raw  # the same-format copy keeps the bytes
+
+
+def test_claude_code_notifications_interruptions_and_subagent_prompts_are_not_asks() -> None:
+    from sanitizer.scope import is_user_ask
+
+    def line(kind: str, content: object, side: bool = False) -> str:
+        return json.dumps({"type": kind, "uuid": kind, "sessionId": "s", "isSidechain": side,
+                           "message": {"role": kind, "content": content}})
+    text = "\n".join([
+        line("user", "Find the flaky test."),
+        line("assistant", [{"type": "tool_use", "id": "t1", "name": "Task", "input": {"prompt": "Scan tests/."}}]),
+        line("user", [{"type": "text", "text": "Scan tests/."}], side=True),
+        line("user", [{"type": "tool_result", "tool_use_id": "t1", "content": "test_b is flaky"}]),
+        line("user", "<task-notification>\n<task-id>b1</task-id>\n<status>completed</status>\n</task-notification>"),
+        line("user", [{"type": "text", "text": "[Request interrupted by user]"}]),
+    ]) + "\n"
+    doc = from_text(text, "s.jsonl")
+    [view] = detect(doc).views(doc)
+    asks = [m.index for m in view.messages if is_user_ask(view, m)]
+    assert asks == [0]
+    from sanitizer.summary import summarize_messages
+    summary = summarize_messages(to_messages(view, skip_injected=True))
+    assert summary.sections["Active Task"] == ["Find the flaky test."]

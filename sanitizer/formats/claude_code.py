@@ -10,9 +10,11 @@ Versions and record kinds covered (files of Claude Code 1.0.x–2.1.39):
 
 * `user` / `assistant` records: Anthropic `message` blocks; the lines of one API message are one
   logical message even when the results of its first parallel calls were written between them;
-  `isMeta`, `isCompactSummary`, `isVisibleInTranscriptOnly`, command wrappers and hook context
-  are injected (never a person's ask); so are the user records of the compaction agent
-  (`agentId: "acompact-…"`), which are Claude Code's own summarisation prompt;
+  `isMeta`, `isCompactSummary`, `isVisibleInTranscriptOnly`, command wrappers, hook context,
+  `<task-notification>` blocks and `[Request interrupted …]` markers are injected (never a
+  person's ask); so are the user records of the compaction agent (`agentId: "acompact-…"`,
+  Claude Code's own summarisation prompt) and inline sidechain user records of a main session
+  (a sub-agent's prompt).  A sub-agent's own file keeps its prompt as its ask;
 * thinking `signature`: a publisher's placeholder (`[REDACTED_SIGNATURE]`) signs nothing;
 * pass-through (never messages, never rendered): `progress` (hook_progress, bash_progress,
   agent_progress, waiting_for_task …), `system` (compact_boundary, stop_hook_summary,
@@ -34,7 +36,8 @@ from .base import Adapter, live_records, sample, string_leaves
 
 INJECTED_PREFIXES = ("<command-name>", "<command-message>", "<local-command-stdout>", "<local-command-stderr>",
                      "<command-args>", "Caveat: The messages below were generated", "<system-reminder>",
-                     "<user-prompt-submit-hook>", "<bash-input>", "<bash-stdout>", "<bash-stderr>")
+                     "<user-prompt-submit-hook>", "<bash-input>", "<bash-stdout>", "<bash-stderr>",
+                     "<task-notification>", "[Request interrupted")
 
 
 def is_injected(rec: dict[str, Any]) -> bool:
@@ -83,6 +86,8 @@ def _link_sidechains(view: View, subagents: dict[str, str]) -> None:
         if msg.meta.get("sidechain"):
             if open_tasks:
                 msg.meta["parent_call"] = open_tasks[-1]
+            if msg.role == "user":
+                msg.meta["injected"] = True  # the agent's prompt to its sub-agent, not a person's ask
             continue
         for p in parts:
             if p.kind == "tool_call" and p.tool in TASK_TOOLS and p.call_id:
