@@ -86,12 +86,13 @@ def _stderr_is_terminal() -> bool:
 @click.option("--list-rules", is_flag=True, help="List the rules of the preset and exit.")
 @click.option("--explain", metavar="RULE", help="Explain a rule or action and exit.")
 @click.option("--show-config", is_flag=True, help="Print the resolved configuration as TOML and exit.")
+@click.option("--detect", is_flag=True, help="Print each format's detection score and why, then exit.")
 @click.version_option(__version__, "--version", prog_name="sanitize")
 def main(files: tuple[str, ...], output: Path | None, preset: str, config_file: Path | None, enable: tuple[str, ...],
          disable: tuple[str, ...], fmt: str | None, to: str, budget: int | None, keep_recent: int | None,
          encoding: str, no_tokens: bool, jobs: int, strict: bool, quiet: bool, report_kind: str | None,
          report_file: Path | None, summary: bool, check: bool, repair_pairs: str, session: str | None,
-         list_rules: bool, explain: str | None, show_config: bool) -> None:
+         list_rules: bool, explain: str | None, show_config: bool, detect: bool = False) -> None:
     """Sanitize LLM-agent conversation FILEs (`-` for stdin) before they are summarized."""
     import gc
 
@@ -116,6 +117,10 @@ def main(files: tuple[str, ...], output: Path | None, preset: str, config_file: 
             return
         if not files:
             _fail("no input: give FILE… or - for stdin (see --help)")
+        if detect:
+            from . import cli_detect
+
+            sys.exit(cli_detect.show(files))
         check_preset(preset)
         code = cli_run.run(files, output, opts, jobs=jobs, strict=strict, quiet=quiet, report_kind=report_kind,
                            report_file=report_file, terminal=_stderr_is_terminal())

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections import Counter
 from pathlib import Path
 
@@ -101,3 +102,41 @@ def test_write_back_touches_only_the_edited_record() -> None:
     in_lines = text.split("\n")
     changed = [i for i, (a, b) in enumerate(zip(in_lines, out_lines, strict=True)) if a != b]
     assert changed == [part.record]
+
+
+# -- --detect ----------------------------------------------------------------------------------
+
+def test_detect_prints_every_adapter_score_and_the_choice(tmp_path: Path) -> None:
+    from click.testing import CliRunner
+
+    from sanitizer.cli import main
+    from sanitizer.formats import ADAPTERS
+
+    chat = tmp_path / "chat.json"
+    chat.write_text(json.dumps([{"role": "user", "content": "hi"},
+                                {"role": "assistant", "content": None, "tool_calls": [
+                                    {"id": "c", "type": "function", "function": {"name": "ls", "arguments": "{}"}}]},
+                                {"role": "tool", "tool_call_id": "c", "content": "a"}]))
+    result = CliRunner().invoke(main, [str(chat), "--detect"])
+    assert result.exit_code == 0, result.output
+    lines = result.output.splitlines()
+    assert lines[0] == f"{chat}:"
+    scored = [line.split()[:2] for line in lines[1:-1]]
+    assert sorted(name for name, _ in scored) == sorted(a.name for a in ADAPTERS)
+    assert scored[0] == ["openai_chat", "90"]
+    assert lines[-1].startswith("  -> openai_chat (")
+    assert chat.read_text().startswith("[")  # nothing written
+
+
+def test_detect_names_the_two_closest_and_what_they_miss(tmp_path: Path) -> None:
+    from click.testing import CliRunner
+
+    from sanitizer.cli import main
+
+    odd = tmp_path / "odd.jsonl"
+    odd.write_text(json.dumps({"type": "user", "uuid": "u", "text": "hello"}) + "\n")
+    result = CliRunner().invoke(main, [str(odd), "--detect"])
+    assert result.exit_code == 1
+    last = result.output.splitlines()[-1]
+    assert last.startswith("  -> no adapter is sure; closest: claude_code (missing message, sessionId, parentUuid:")
+    assert last.count(" (missing ") == 2

@@ -38,7 +38,7 @@ class StateDbError(ValueError):
 class Hermes(ChatText):
     name = "hermes"
     label = "Hermes Agent session (JSON snapshot; state.db via --session)"
-    where = 'JSON session snapshot, or `state.db` with `--session ID` (read-only)'
+    where = 'JSON session snapshot, a session export JSONL, or `state.db` with `--session ID` (read-only)'
 
     def sniff(self, doc: Document) -> int:
         if doc.container != "json-object":

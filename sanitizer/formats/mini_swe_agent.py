@@ -126,4 +126,4 @@ class MiniSweAgent(ChatText):
             if isinstance(extra, dict):
                 _link_extra(view.parts[first:], record, base, extra)
         yield view
-    where = '`*.traj.json`: `messages` (or a bare list) with `mswea_bash_command` blocks'
+    where = '`*.traj.json`: `messages` (or a bare list) with `mswea_bash_command` blocks or 1.1 tool calls'

@@ -101,7 +101,7 @@ def _is_user_message(e: dict[str, Any]) -> bool:
 class OpenHands(ChatText):
     name = "openhands"
     label = "OpenHands event history (V0 events, eval output, V1 SDK events)"
-    where = 'V0 event lists, evaluation `output.jsonl` with `history`, V1 SDK events'
+    where = 'V0 event lists, evaluation / resolver `output.jsonl` with `history`, V1 SDK events'
 
     def sniff(self, doc: Document) -> int:
         recs = sample(doc, 50)
