@@ -358,3 +358,32 @@ def test_claude_code_notifications_interruptions_and_subagent_prompts_are_not_as
     from sanitizer.summary import summarize_messages
     summary = summarize_messages(to_messages(view, skip_injected=True))
     assert summary.sections["Active Task"] == ["Find the flaky test."]
+
+
+def test_codex_unparseable_arguments_and_encoded_outputs_survive_the_default_pack() -> None:
+    lines = [{"timestamp": "t", "type": "session_meta", "payload": {"id": "s", "instructions": None}},
+             {"timestamp": "t", "type": "response_item",
+              "payload": {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "Fix it"}]}}]
+    for i in range(15):
+        lines.append({"timestamp": "t", "type": "response_item", "payload": {
+            "type": "function_call", "name": "shell", "call_id": f"c{i}",
+            "arguments": '{"command": ["bash", "-lc", "cat [REDACTED]'}})  # a publisher cut it: not JSON
+        output = json.dumps({"output": f"run {i}\n" + "line\n" * 3000, "metadata": {"exit_code": 1}},
+                            separators=(",", ":"))
+        lines.append({"timestamp": "t", "type": "response_item",
+                      "payload": {"type": "function_call_output", "call_id": f"c{i}", "output": output}})
+    text = "".join(json.dumps(r) + "\n" for r in lines)
+    result = Sanitizer("default").sanitize_text(text, "rollout.jsonl")
+    assert result.adapter.name == "codex"
+    out = [json.loads(line) for line in result.dumps().splitlines()]
+    assert len(out) == len(lines)
+    sizes = []
+    for old, new in zip(lines, out, strict=True):
+        payload = new["payload"]
+        if payload.get("type") == "function_call":
+            assert payload["arguments"] == old["payload"]["arguments"]
+        elif payload.get("type") == "function_call_output":
+            decoded = json.loads(payload["output"])  # still the encoded wrapper, still JSON
+            assert decoded["metadata"] == {"exit_code": 1}
+            sizes.append(len(decoded["output"]))
+    assert len(sizes) == 15 and sizes[0] < 1000 < sizes[-1]  # older outputs cut, the tail kept
