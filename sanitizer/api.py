@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from collections import Counter
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
@@ -115,6 +116,12 @@ class Sanitizer:
             token_report.settle(self.counter, [tally])
             tally = None
         report.problems = list(doc.problems)
+        unknown: Counter[str] = Counter()
+        for view in views:
+            unknown.update(view.meta.get("unknown_kinds") or {})
+        if unknown:  # passed through unchanged, never an error
+            report.notes.append("record kinds this reader does not know, passed through unchanged: "
+                                + ", ".join(f"{k} ×{n}" for k, n in sorted(unknown.items())))
         report.seconds = time.perf_counter() - started
         return Result(doc, adapter, views, report, tally)
 

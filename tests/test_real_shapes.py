@@ -158,7 +158,9 @@ def test_openhands_v1_eval_output_takes_its_task_from_instruction() -> None:
     assert kinds == ["text", "text", "text", "text", "thinking", "tool_call", "tool_result", "image", "text"]
     thinking = next(p for p in view.parts if p.kind == "thinking")
     assert not thinking.signed  # a placeholder signature signs nothing
-    assert view.meta["passthrough_kinds"] == {"HookExecutionEvent": 1, "FutureEvent": 1}
+    assert view.meta["unknown_kinds"] == {"FutureEvent": 1}  # HookExecutionEvent is known, not a message
+    report = Sanitizer("none", count_tokens=False).run(doc).report
+    assert "record kinds this reader does not know, passed through unchanged: FutureEvent ×2" in report.notes
     messages = to_messages(view)
     assert messages[0] == {"role": "user", "content": record["instruction"]}
     assert to_text(doc) == json.dumps(record) + "\n" + json.dumps(record) + "\n"  # read, not changed
@@ -387,3 +389,14 @@ def test_codex_unparseable_arguments_and_encoded_outputs_survive_the_default_pac
             assert decoded["metadata"] == {"exit_code": 1}
             sizes.append(len(decoded["output"]))
     assert len(sizes) == 15 and sizes[0] < 1000 < sizes[-1]  # older outputs cut, the tail kept
+
+
+def test_claude_code_unknown_record_types_pass_through_and_are_noted() -> None:
+    lines = [{"type": "user", "uuid": "a", "sessionId": "s", "message": {"role": "user", "content": "Hi"}},
+             {"type": "worktree-state", "uuid": "b", "sessionId": "s", "state": {"x": 1}},
+             {"type": "assistant", "uuid": "c", "sessionId": "s",
+              "message": {"id": "m", "role": "assistant", "content": [{"type": "text", "text": "Hello"}]}}]
+    text = "".join(json.dumps(r) + "\n" for r in lines)
+    result = Sanitizer("default", count_tokens=False).sanitize_text(text, "s.jsonl")
+    assert result.dumps() == text
+    assert any(n.endswith("worktree-state ×1") for n in result.report.notes)

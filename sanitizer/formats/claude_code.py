@@ -27,6 +27,7 @@ Versions and record kinds covered (files of Claude Code 1.0.x–2.1.39):
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterator
 from typing import Any
 
@@ -65,6 +66,8 @@ def _only_its_results_since(view: View, msg: Message) -> bool:
 
 
 TASK_TOOLS = ("Task", "Agent")
+KNOWN_TYPES = {"user", "assistant", "summary", "system", "file-history-snapshot", "progress", "queue-operation",
+               "custom-title", "tag", "agent-name", "pr-link", "last-prompt"}
 
 
 def _link_sidechains(view: View, subagents: dict[str, str]) -> None:
@@ -106,7 +109,10 @@ class ClaudeCode(Adapter):
         recs = [r for r in sample(doc, 300) if isinstance(r, dict)]
         hits = sum(1 for r in recs if r.get("type") in ("user", "assistant") and isinstance(r.get("message"), dict)
                    and ("sessionId" in r or "uuid" in r or "parentUuid" in r))
-        known = sum(1 for r in recs if r.get("type") in ("summary", "file-history-snapshot", "queue-operation", "progress", "system"))
+        # Bookkeeping lines, and lines of types added later (they still carry the session's ids).
+        known = sum(1 for r in recs if r.get("type") in KNOWN_TYPES - {"user", "assistant"}
+                    or (isinstance(r.get("type"), str) and "sessionId" in r and "uuid" in r
+                        and r.get("type") not in ("user", "assistant")))
         return 97 if hits and hits + known >= len(recs) * 0.8 else 0
 
     def views(self, doc: Document) -> Iterator[View]:
@@ -114,11 +120,14 @@ class ClaudeCode(Adapter):
         by_api_id: dict[str, Message] = {}
         last: Message | None = None
         subagents: dict[str, str] = {}  # agent id -> the Task call that started it
+        unknown: Counter[str] = Counter()
         for i, rec in live_records(doc):
             if isinstance(rec, dict) and rec.get("type") == "progress":
                 data = rec.get("data") if isinstance(rec.get("data"), dict) else {}
                 if data.get("type") == "agent_progress" and data.get("agentId") and rec.get("parentToolUseID"):
                     subagents.setdefault(str(data["agentId"]), str(rec["parentToolUseID"]))
+            if isinstance(rec, dict) and rec.get("type") not in KNOWN_TYPES:
+                unknown[str(rec.get("type"))] += 1
             if not isinstance(rec, dict) or rec.get("type") not in ("user", "assistant"):
                 continue
             m = rec.get("message")
@@ -141,6 +150,8 @@ class ClaudeCode(Adapter):
             if rec.get("agentId") and "agent_id" not in view.meta and rec.get("isSidechain"):
                 view.meta["agent_id"] = str(rec["agentId"])  # a sub-agent's own file
         _link_sidechains(view, subagents)
+        if unknown:
+            view.meta["unknown_kinds"] = dict(unknown)
         yield view
 
     @staticmethod

@@ -23,6 +23,7 @@ A session may end with no assistant message.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterator
 
 from ..model import Document, Part, View
@@ -30,6 +31,7 @@ from .base import live_records, sample, string_leaves
 from .responses import ITEM_TYPES, Responses, read_item
 
 ENVELOPE_TYPES = {"session_meta", "response_item", "event_msg", "turn_context", "compacted"}
+PASS_ITEMS = {"ghost_snapshot", "compaction", "compaction_summary"}  # known items that are not messages
 # User messages Codex writes itself: the environment block, AGENTS.md / user instructions.
 INJECTED_PREFIXES = ("<environment_context>", "<user_instructions>", "# AGENTS.md instructions for",
                      "<user_shell_command>")
@@ -58,11 +60,14 @@ class Codex(Responses):
         outputs: dict[str, Part] = {}
         texts: dict[str, Part] = {}
         events: list[tuple[int, dict]] = []
+        unknown: Counter[str] = Counter()
         for i, rec in live_records(doc):
             if not isinstance(rec, dict):
                 continue
             if rec.get("type") == "response_item" and isinstance(rec.get("payload"), dict):
                 item, base = rec["payload"], ("payload",)
+                if item.get("type") not in ITEM_TYPES and item.get("type") not in PASS_ITEMS:
+                    unknown[str(item.get("type"))] += 1
             elif rec.get("type") in ITEM_TYPES:
                 item, base = rec, ()
             else:
@@ -87,5 +92,7 @@ class Codex(Responses):
                 target = owner or texts.get(text)
                 if target is not None:
                     target.copies.append((i, path))
+        if unknown:
+            view.meta["unknown_kinds"] = dict(unknown)
         yield view
     where = '`~/.codex/sessions/**/rollout-*.jsonl`, envelope and legacy layouts; `event_msg` copies handled'

@@ -19,7 +19,8 @@ Record kinds read (the LLM-convertible events):
 Every other kind (`Condensation`, `CondensationRequest`, `PauseEvent`, `InterruptEvent`,
 `ConversationStateUpdateEvent`, `LLMCompletionLogEvent`, `TokenEvent`, `HookExecutionEvent`,
 `SecurityAnalysisEvent`, `StreamingDeltaEvent`, `ACPToolCallEvent`, and kinds added later) passes
-through unchanged; the view counts them in `meta["passthrough_kinds"]`.
+through unchanged; kinds this reader does not know are counted in `view.meta["unknown_kinds"]`
+(the report notes them).
 """
 
 from __future__ import annotations
@@ -64,7 +65,7 @@ class V1Reader:
     def __init__(self, view: View) -> None:
         self.view = view
         self.calls: dict[str, Part] = {}
-        self.passthrough: Counter[str] = Counter()
+        self.unknown: Counter[str] = Counter()
 
     def read(self, events: Located) -> None:
         for record, base, e in events:
@@ -72,10 +73,10 @@ class V1Reader:
             handler = getattr(self, f"_{kind}", None) if isinstance(kind, str) else None
             if handler is not None:
                 handler(record, base, e)
-            else:
-                self.passthrough[str(kind)] += 1
-        if self.passthrough:
-            self.view.meta["passthrough_kinds"] = dict(self.passthrough)
+            elif kind not in V1_KINDS:
+                self.unknown[str(kind)] += 1
+        if self.unknown:
+            self.view.meta["unknown_kinds"] = dict(self.unknown)
 
     def _content(self, msg: Message, kind: str, record: int, at: Path, content: Any,
                  tool: str | None = None, call_id: str | None = None) -> None:
