@@ -400,3 +400,26 @@ def test_claude_code_unknown_record_types_pass_through_and_are_noted() -> None:
     result = Sanitizer("default", count_tokens=False).sanitize_text(text, "s.jsonl")
     assert result.dumps() == text
     assert any(n.endswith("worktree-state ×1") for n in result.report.notes)
+
+
+# -- every corpus file, whatever its folder --------------------------------------------------------
+
+ALL_FILES = sorted(p for p in CORPUS.rglob("*") if p.is_file() and p.name != "SOURCES.md") if CORPUS.is_dir() else []
+
+
+@pytest.mark.parametrize("path", ALL_FILES or [pytest.param(None, marks=pytest.mark.skip(
+    reason=f"../shared/corpus not found at {CORPUS}"))], ids=lambda p: p.name if p else "no-corpus")
+def test_every_corpus_file_round_trips_and_renders_its_user_turns(path) -> None:  # noqa: ANN001
+    from sanitizer.transcript import to_text as render
+    from sanitizer.validate import pair_findings
+
+    raw = path.read_bytes().decode("utf-8", errors="surrogateescape")
+    result = Sanitizer("none", count_tokens=False).sanitize_text(raw, str(path))
+    assert result.dumps() == raw  # byte-for-byte with no rule
+    for view in result.views:
+        users = [m for m in view.messages if m.role == "user" and any(p.text for p in view.parts_of(m))]
+        assert users, f"{path.name}: a conversation without a user turn"
+        assert "[USER]: " in render(view)
+    before = {f.key for v in result.views for f in pair_findings(v)}
+    sanitized = Sanitizer("default", count_tokens=False).sanitize_text(raw, str(path))
+    assert {f.key for v in sanitized.views for f in pair_findings(v)} <= before  # pairs intact
