@@ -2,6 +2,11 @@
 
 Blocks: text, thinking (+signature), redacted_thinking, tool_use, tool_result (string or a list of
 text/image), image (`source.type=base64`); anything else passes through as an `other` part.
+
+Versions covered: the Messages API shapes of `anthropic-version: 2023-06-01` (request bodies with
+`system` as a string or blocks).  A thinking `signature` counts as a signature unless it is a
+publisher's placeholder (`[REDACTED_SIGNATURE]`); `redacted_thinking`, `server_tool_use`,
+`web_search_tool_result`, `document` and other newer blocks pass through as `other` parts.
 """
 
 from __future__ import annotations

@@ -2,7 +2,9 @@
 episodes (`{..., "messages": [...]}` or `{..., "traj": [...]}`, e.g. τ-bench).
 
 Each conversation is its own view, read by the chat or Anthropic reader, and sanitized
-independently.
+independently.  Covers τ-bench episode lists and one-conversation-per-line JSONL datasets
+(`messages`, `traj`, `conversation`, `conversations` keys); rows that are not chat messages pass
+through.
 """
 
 from __future__ import annotations

@@ -2,6 +2,11 @@
 
 Pairs: `tool_calls[].id` ⇄ `tool_call_id`. `reasoning_content` (and Hermes' `reasoning`) on an
 assistant message is a thinking part.
+
+Roles `system`, `developer` (read as system), `user`, `assistant`, `tool` and the legacy
+`function` (read as tool; `function_call` on the assistant); content a string or `text` /
+`input_text` / `output_text` / `image_url` parts; other parts (`input_audio`, `file`, `refusal` …)
+pass through as `other`.  Covers Chat Completions logs, LiteLLM logs and OpenHands' LLM messages.
 """
 
 from __future__ import annotations

@@ -1,6 +1,13 @@
 """OpenAI Responses API items: message, function_call(_output), custom_tool_call(_output), reasoning.
 
 Pairs by `call_id`.  Each item is one message of the view.
+
+Item kinds read: `message` (`input_text` / `output_text` / `input_image` parts; role `developer`
+read as system), `function_call` (`arguments` string), `custom_tool_call` (`input`),
+`local_shell_call` (`action`), their `*_output` items (a Codex JSON-encoded
+`{"output", "metadata"}` output is decoded, see `encoded_output`), `reasoning` (summary and
+content texts; signed by `encrypted_content`).  `web_search_call`, `ghost_snapshot` and unknown
+items pass through.
 """
 
 from __future__ import annotations

@@ -23,6 +23,10 @@ of the history part they repeat, so a cut made on the history reaches them too:
 
 Each trajectory string is linked at most once.  `info`, `environment`, `replay_config` and all
 other keys pass through untouched.
+
+Versions covered: SWE-agent 0.7 (text commands, `.traj` of the 2024 releases, EnIGMA CTF runs)
+and 1.x (function calling, `tool_call_ids` lists, `query` copies).  Unknown: trajectories of
+forks that rename `history`.
 """
 
 from __future__ import annotations
