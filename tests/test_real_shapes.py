@@ -5,6 +5,7 @@ Hermes: test_claude_code_shapes.py).  Corpus files are read in place; each skips
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 from conftest import CORPUS, pairs
@@ -151,8 +152,8 @@ def test_openhands_v1_eval_output_takes_its_task_from_instruction() -> None:
     views = list(adapter.views(doc))
     assert len(views) == 2
     view = views[0]
-    assert [m.role for m in view.messages] == ["user", "system", "assistant", "tool", "user"]
-    assert view.messages[0].meta["instruction"] and view.parts[0].path == ("instruction",)
+    assert [m.role for m in view.messages] == ["system", "user", "assistant", "tool", "user"]
+    assert view.messages[1].meta["instruction"] and view.parts[2].path == ("instruction",)
     assert pairs(view) == (1, 1, 1)
     kinds = [p.kind for p in view.parts]
     assert kinds == ["text", "text", "text", "text", "thinking", "tool_call", "tool_result", "image", "text"]
@@ -162,8 +163,32 @@ def test_openhands_v1_eval_output_takes_its_task_from_instruction() -> None:
     report = Sanitizer("none", count_tokens=False).run(doc).report
     assert "record kinds this reader does not know, passed through unchanged: FutureEvent ×2" in report.notes
     messages = to_messages(view)
-    assert messages[0] == {"role": "user", "content": record["instruction"]}
+    assert messages[1] == {"role": "user", "content": record["instruction"]}
     assert to_text(doc) == json.dumps(record) + "\n" + json.dumps(record) + "\n"  # read, not changed
+
+
+SDK_OUTPUT = Path(__file__).with_name("data") / "openhands_v1_eval_output.jsonl"
+
+
+def test_openhands_v1_events_written_by_the_sdk_itself() -> None:
+    """tests/data/make_openhands_v1.py wrote this line with openhands-sdk 1.58's own classes."""
+    text = SDK_OUTPUT.read_text(encoding="utf-8")
+    doc = from_text(text, str(SDK_OUTPUT))
+    adapter = detect(doc)
+    assert adapter.name == "openhands"
+    [view] = adapter.views(doc)
+    assert [m.role for m in view.messages] == [
+        "system", "user", "assistant", "tool", "assistant", "tool", "assistant", "assistant"]
+    assert view.parts[2].text == doc.records[0]["instruction"]
+    assert pairs(view) == (3, 2, 2)  # think and an unknown tool answered; finish never is
+    thinking = next(p for p in view.parts if p.kind == "thinking")
+    assert thinking.signed and thinking.text == "Pages are 1-based."
+    assert "unknown_kinds" not in view.meta  # ConversationStateUpdateEvent and PauseEvent are known
+    rendered = to_messages(view)
+    assert rendered[1] == {"role": "user", "content": doc.records[0]["instruction"]}
+    assert to_text(doc) == text
+    result = Sanitizer("default", count_tokens=False).sanitize_text(text, str(SDK_OUTPUT))
+    assert json.loads(result.dumps())["history"][0] == doc.records[0]["history"][0]
 
 
 def test_openhands_v1_bare_list_message_event_blocks() -> None:

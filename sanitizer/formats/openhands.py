@@ -91,6 +91,10 @@ def history_events(history: list, record: int) -> Located:
     return out
 
 
+def _is_system(e: dict[str, Any]) -> bool:
+    return e.get("kind") == "SystemPromptEvent" or e.get("action") == "system"
+
+
 def _is_user_message(e: dict[str, Any]) -> bool:
     if e.get("kind") == "MessageEvent":
         m = e.get("llm_message")
@@ -126,25 +130,30 @@ class OpenHands(ChatText):
                     continue
                 view = View(doc, self, meta={"record": i})
                 events = history_events(history, i)
-                task = rec.get("instruction")
-                if isinstance(task, str) and task and not any(_is_user_message(e) for _, _, e in events):
-                    # The task is only in the record (V1 eval outputs): it is the first user turn.
+                task = rec.get("instruction") if isinstance(rec.get("instruction"), str) else ""
+                reader = self._reader(view, events)
+                if task and not any(_is_user_message(e) for _, _, e in events):
+                    # The task is only in the record (V1 eval outputs): the first user turn, after
+                    # the system prompt.
+                    k = next((n for n, (_, _, e) in enumerate(events) if not _is_system(e)), len(events))
+                    reader.read(events[:k])
                     msg = view.new_message("user", i, instruction=True)
                     view.add(msg, Part("text", "user", 0, i, ("instruction",), task, meta={"field": True}))
-                self._read(view, events)
-                if isinstance(task, str) and task and not view.messages[0].meta.get("instruction"):
-                    _link_instruction(view, i, task)
+                    reader.read(events[k:])
+                else:
+                    reader.read(events)
+                    if task:
+                        _link_instruction(view, i, task)
                 yield view
             return
         view = View(doc, self)
-        self._read(view, [(i, (), e) for i, e in live_records(doc) if isinstance(e, dict)])
+        events = [(i, (), e) for i, e in live_records(doc) if isinstance(e, dict)]
+        self._reader(view, events).read(events)
         yield view
 
-    def _read(self, view: View, events: Located) -> None:
-        if any(is_v1_event(e) for _, _, e in events[:50]):
-            V1Reader(view).read(events)
-        else:
-            V0Reader(view).read(events)
+    @staticmethod
+    def _reader(view: View, events: Located) -> V0Reader | V1Reader:
+        return V1Reader(view) if any(is_v1_event(e) for _, _, e in events[:50]) else V0Reader(view)
 
     # -- write-back ------------------------------------------------------------------------------
 
