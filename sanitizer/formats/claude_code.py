@@ -66,8 +66,9 @@ def _only_its_results_since(view: View, msg: Message) -> bool:
 
 
 TASK_TOOLS = ("Task", "Agent")
-KNOWN_TYPES = {"user", "assistant", "summary", "system", "file-history-snapshot", "progress", "queue-operation",
-               "custom-title", "tag", "agent-name", "pr-link", "last-prompt"}
+BOOKKEEPING = {"summary", "system", "file-history-snapshot", "progress", "queue-operation", "custom-title", "tag",
+               "agent-name", "pr-link", "last-prompt"}
+KNOWN_TYPES = BOOKKEEPING | {"user", "assistant"}
 
 
 def _link_sidechains(view: View, subagents: dict[str, str]) -> None:
@@ -110,7 +111,7 @@ class ClaudeCode(Adapter):
         hits = sum(1 for r in recs if r.get("type") in ("user", "assistant") and isinstance(r.get("message"), dict)
                    and ("sessionId" in r or "uuid" in r or "parentUuid" in r))
         # Bookkeeping lines, and lines of types added later (they still carry the session's ids).
-        known = sum(1 for r in recs if r.get("type") in KNOWN_TYPES - {"user", "assistant"}
+        known = sum(1 for r in recs if r.get("type") in BOOKKEEPING
                     or (isinstance(r.get("type"), str) and "sessionId" in r and "uuid" in r
                         and r.get("type") not in ("user", "assistant")))
         return 97 if hits and hits + known >= len(recs) * 0.8 else 0
