@@ -18,7 +18,10 @@ Versions and record kinds covered (files of Claude Code 1.0.x–2.1.39):
 * thinking `signature`: a publisher's placeholder (`[REDACTED_SIGNATURE]`) signs nothing;
 * pass-through (never messages, never rendered): `progress` (hook_progress, bash_progress,
   agent_progress, waiting_for_task …), `system` (compact_boundary, stop_hook_summary,
-  turn_duration …), `summary`, `file-history-snapshot`, `queue-operation`, unknown types;
+  turn_duration …), `summary`, `file-history-snapshot`, `queue-operation`, `attachment`,
+  `last-prompt`, titles / tags / modes; other types pass through and are counted
+  (`view.meta["unknown_kinds"]`).  Not read yet: a message typed mid-turn, which newer versions
+  store only as a `queue-operation` enqueue plus a `queued_command` attachment;
 * sub-agents: the `subagents/agent-<id>.jsonl` file of a session is read on its own
   (`view.meta["agent_id"]`); in the parent, `agent_progress` records (`data.agentId`,
   `parentToolUseID`) link the Task call to it; older inline `isSidechain: true` records are
@@ -66,8 +69,9 @@ def _only_its_results_since(view: View, msg: Message) -> bool:
 
 
 TASK_TOOLS = ("Task", "Agent")
-BOOKKEEPING = {"summary", "system", "file-history-snapshot", "progress", "queue-operation", "custom-title", "tag",
-               "agent-name", "pr-link", "last-prompt"}
+BOOKKEEPING = {"summary", "system", "file-history-snapshot", "progress", "queue-operation", "attachment",
+               "last-prompt", "custom-title", "ai-title", "agent-name", "agent-color", "tag", "mode",
+               "permission-mode"}
 KNOWN_TYPES = BOOKKEEPING | {"user", "assistant"}
 
 
