@@ -26,6 +26,15 @@ def part_text(part: Part) -> str:
     return strip_ansi(part.text)
 
 
+def result_text(view: View, part: Part) -> str:
+    """A tool result as stored by its format (a Codex output keeps its `{"output", "metadata"}`
+    wrapper, so a reader still sees the exit code the rules did not need)."""
+    if part.kind == "image" and not part.replaced:
+        return label_of(part.meta)
+    value = view.adapter.stored(part)
+    return strip_ansi(value) if isinstance(value, str) else part_text(part)
+
+
 def _tool_names(view: View) -> dict[str, str]:
     return {p.call_id: p.tool or "tool" for p in view.parts if p.kind == "tool_call" and p.call_id}
 
@@ -48,7 +57,7 @@ def to_text(view: View, *, skip_injected: bool = False) -> str:
                 calls.append(f"{part.tool or 'tool'}({part.text})")
             elif part.role == "tool" or part.kind == "tool_result":
                 name = names.get(part.call_id or "", part.tool or "tool")
-                results.append(f"[TOOL RESULT {name} {part.call_id or ''}]".replace(" ]", "]") + f": {part_text(part)}")
+                results.append(f"[TOOL RESULT {name} {part.call_id or ''}]".replace(" ]", "]") + f": {result_text(view, part)}")
             elif part.kind == "thinking" and not part.replaced:
                 texts.append(f"[THINKING]: {part_text(part)}")
             elif part.kind != "other":
@@ -90,11 +99,11 @@ def to_messages(view: View, *, skip_injected: bool = False) -> list[dict[str, An
             elif part.role == "tool" or part.kind == "tool_result":
                 if part.call_id and part.call_id in names:
                     if results and results[-1][0] == part.call_id:
-                        results[-1] = (part.call_id, results[-1][1] + "\n" + part_text(part))
+                        results[-1] = (part.call_id, results[-1][1] + "\n" + result_text(view, part))
                     else:
-                        results.append((part.call_id, part_text(part)))
+                        results.append((part.call_id, result_text(view, part)))
                 else:
-                    orphan_texts.append(f"[TOOL RESULT {part.tool or 'tool'}]: {part_text(part)}")
+                    orphan_texts.append(f"[TOOL RESULT {part.tool or 'tool'}]: {result_text(view, part)}")
             else:
                 texts.append(part_text(part))
         for call_id, text in results:

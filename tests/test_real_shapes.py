@@ -252,6 +252,9 @@ def test_codex_current_rollout_items() -> None:
     assert failed.text == "Error: déjà vu" and failed.meta["is_error"] is True
     assert ok.text.startswith("Success.") and ok.meta["is_error"] is False
     assert to_text(doc) == text  # nothing changed: byte-for-byte
+    # Rules see the decoded text; a rendering keeps the wrapper, so a reader still sees the exit code.
+    tool_messages = [m for m in to_messages(view) if m["role"] == "tool"]
+    assert [m["content"] for m in tool_messages] == [lines[6]["payload"]["output"], lines[8]["payload"]["output"]]
     edit(ok, "Success.")
     edit(failed, "Error: déjà")
     adapter.write(view)
