@@ -7,6 +7,8 @@ import json
 
 import pytest
 from conftest import CORPUS, pairs
+from hypothesis import given
+from hypothesis import strategies as st
 
 from sanitizer import Sanitizer
 from sanitizer.formats import detect
@@ -177,3 +179,15 @@ def test_every_corpus_file_round_trips_and_renders_its_user_turns(path) -> None:
     before = {f.key for v in result.views for f in pair_findings(v)}
     sanitized = Sanitizer("default", count_tokens=False).sanitize_text(raw, str(path))
     assert {f.key for v in sanitized.views for f in pair_findings(v)} <= before  # pairs intact
+
+
+@given(st.lists(st.tuples(st.text(alphabet=st.characters(blacklist_characters="\x1b"), max_size=20),
+                          st.sampled_from(["\x1b[1m", "\x1b[22m", "\x1b[38;5;208m", "\x1b[2K", "\x1b[?25l",
+                                           "\x1b]8;;http://x\x07", "\x1b]0;title\x1b\\", "\x1bM", ""])), max_size=8))
+def test_strip_ansi_removes_escapes_and_keeps_every_other_character(pieces: list[tuple[str, str]]) -> None:
+    from sanitizer.transcript import strip_ansi
+
+    text = "".join(t + esc for t, esc in pieces)
+    plain = "".join(t for t, _ in pieces)
+    assert strip_ansi(text) == plain
+    assert strip_ansi(plain) == plain

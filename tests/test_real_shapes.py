@@ -9,6 +9,8 @@ from pathlib import Path
 
 import pytest
 from conftest import CORPUS, pairs
+from hypothesis import given
+from hypothesis import strategies as st
 
 from sanitizer import Sanitizer
 from sanitizer.formats import detect
@@ -303,3 +305,17 @@ def test_codex_unparseable_arguments_and_encoded_outputs_survive_the_default_pac
             assert decoded["metadata"] == {"exit_code": 1}
             sizes.append(len(decoded["output"]))
     assert len(sizes) == 15 and sizes[0] < 1000 < sizes[-1]  # older outputs cut, the tail kept
+
+
+@given(st.text(max_size=200), st.integers(-3, 300), st.booleans())
+def test_codex_encoded_output_decodes_and_re_encodes_to_the_same_bytes(text: str, code: int, ascii_only: bool) -> None:
+    from sanitizer.formats.responses import Responses, encoded_output
+
+    raw = json.dumps({"output": text, "metadata": {"exit_code": code, "duration_seconds": 0.5}},
+                     ensure_ascii=ascii_only, separators=(",", ":"))
+    found = encoded_output(raw)
+    assert found is not None
+    inner, meta = found
+    assert inner == text and meta["exit_code"] == code and meta["is_error"] is (code != 0)
+    part = Part("tool_result", "tool", 0, 0, ("output",), inner, meta=meta)
+    assert Responses().stored(part) == raw
