@@ -61,7 +61,8 @@ def _only_its_results_since(view: View, msg: Message) -> bool:
     """True when every message after `msg` answers one of its calls: Claude Code writes the
     results of a message's first parallel calls before the line that holds its next call."""
     calls = {p.call_id for p in view.parts_of(msg) if p.kind == "tool_call"}
-    for later in view.messages[msg.index + 1:]:
+    for n in range(msg.index + 1, len(view.messages)):  # no slice: it stops at the first other message
+        later = view.messages[n]
         parts = list(view.parts_of(later))
         if later.role != "user" or not parts or any(p.kind != "tool_result" or p.call_id not in calls for p in parts):
             return False
