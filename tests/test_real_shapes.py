@@ -226,6 +226,8 @@ def codex_lines() -> list[dict]:
         {"type": "message", "role": "user",
          "content": [{"type": "input_text", "text": "<environment_context>\n<cwd>/w</cwd>\n</environment_context>"}]},
         {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "Fix a.py"}]},
+        {"type": "message", "role": "user", "content": [
+            {"type": "input_text", "text": "<turn_aborted>\nThe user interrupted the turn.\n</turn_aborted>"}]},
         {"type": "ghost_snapshot", "ghost_commit": {"id": "abc", "parent": "def"}},
         {"type": "function_call", "name": "shell", "call_id": "c1",
          "arguments": json.dumps({"command": ["bash", "-lc", "cat a.py"], "workdir": "/w"})},
@@ -245,8 +247,9 @@ def test_codex_current_rollout_items() -> None:
     adapter = detect(doc)
     assert adapter.name == "codex"
     [view] = adapter.views(doc)
-    assert [m.role for m in view.messages] == ["system", "user", "user", "assistant", "tool", "assistant", "tool"]
-    assert view.messages[1].meta.get("injected") and not view.messages[2].meta.get("injected")
+    assert [m.role for m in view.messages] == [
+        "system", "user", "user", "user", "assistant", "tool", "assistant", "tool"]
+    assert [bool(m.meta.get("injected")) for m in view.messages[1:4]] == [True, False, True]
     assert pairs(view) == (2, 2, 2)
     shell, failed, patch, ok = (p for p in view.parts if p.kind in ("tool_call", "tool_result"))
     assert json.loads(shell.text)["command"] == ["bash", "-lc", "cat a.py"]
@@ -256,14 +259,14 @@ def test_codex_current_rollout_items() -> None:
     assert to_text(doc) == text  # nothing changed: byte-for-byte
     # Rules see the decoded text; a rendering keeps the wrapper, so a reader still sees the exit code.
     tool_messages = [m for m in to_messages(view) if m["role"] == "tool"]
-    assert [m["content"] for m in tool_messages] == [lines[6]["payload"]["output"], lines[8]["payload"]["output"]]
+    assert [m["content"] for m in tool_messages] == [lines[7]["payload"]["output"], lines[9]["payload"]["output"]]
     edit(ok, "Success.")
     edit(failed, "Error: déjà")
     adapter.write(view)
-    assert doc.records[8]["payload"]["output"] == (
+    assert doc.records[9]["payload"]["output"] == (
         '{"output":"Success.","metadata":{"exit_code":0,"duration_seconds":0.1}}')
-    assert doc.records[6]["payload"]["output"] == '{"output":"Error: d\\u00e9j\\u00e0","metadata":{"exit_code":2}}'
-    assert doc.records[4] == lines[4]  # ghost_snapshot passes through
+    assert doc.records[7]["payload"]["output"] == '{"output":"Error: d\\u00e9j\\u00e0","metadata":{"exit_code":2}}'
+    assert doc.records[5] == lines[5]  # ghost_snapshot passes through
 
 
 def test_codex_rtchess_outputs_decode_and_stay_json_after_the_default_pack() -> None:

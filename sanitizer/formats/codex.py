@@ -7,8 +7,9 @@ and `{"record_type": "state"}` lines).  Meta, state and context lines pass throu
 
 Versions and record kinds covered (codex-rs `protocol/src/models.rs`, `rollout/recorder.rs`;
 files of CLI 0.1x–0.60): `response_item` payloads `message` (roles user / assistant /
-`developer` → system; user messages that are only Codex's own `<environment_context>` /
-`<user_instructions>` / AGENTS.md blocks are marked injected), `reasoning` (summary + encrypted
+`developer` → system; user messages that are only Codex's own `<environment_context>`,
+`<user_instructions>`, AGENTS.md, `<skill>`, `<user_shell_command>`, `<turn_aborted>` or
+`<subagent_notification>` blocks are marked injected: never a person's ask), `reasoning` (summary + encrypted
 content: signed), `function_call` (`arguments` a JSON string, kept as text even when it is not
 valid JSON, e.g. a redacted file; shell `command` may be an argv array), `function_call_output`
 (plain text, or a JSON-encoded `{"output", "metadata": {"exit_code", "duration_seconds"}}`
@@ -33,8 +34,8 @@ from .responses import ITEM_TYPES, Responses, read_item
 ENVELOPE_TYPES = {"session_meta", "response_item", "event_msg", "turn_context", "compacted"}
 PASS_ITEMS = {"ghost_snapshot", "compaction", "compaction_summary"}  # known items that are not messages
 # User messages Codex writes itself: the environment block, AGENTS.md / user instructions.
-INJECTED_PREFIXES = ("<environment_context>", "<user_instructions>", "# AGENTS.md instructions for",
-                     "<user_shell_command>")
+INJECTED_PREFIXES = ("<environment_context>", "<user_instructions>", "# AGENTS.md instructions", "<skill>",
+                     "<user_shell_command>", "<turn_aborted>", "<subagent_notification>")
 
 
 class Codex(Responses):
