@@ -164,12 +164,13 @@ class Engine:
             return
         if not structural and part.signed:
             return  # a signed block is kept byte-exact or replaced whole, never edited
-        if part.kind != "image" and not change.drop and not rule.action.always and not self.shrinks(old, change.text):
-            return
+        # Protected blocks are put back first, so the size check below sees the text as written.
         kept = self._keep_protected(old, change, ctx, part.kind == "tool_call")
         if kept is None:
             return
         change = kept
+        if part.kind != "image" and not change.drop and not rule.action.always and not self.shrinks(old, change.text):
+            return
         removed = change.removed or (part.meta.get("data") if part.kind == "image" else None) or old
         part.text = change.text
         part.dropped = part.dropped or change.drop

@@ -1,7 +1,7 @@
 """Budget mode: fit a conversation into `max_tokens` without ever breaking it (DESIGN §7).
 
-Stages, each measured with exact tiktoken counts over the part texts a summarizer reads (images
-and unknown blocks are not text; the same measure as the report's `tokens_after`):
+Stages, each measured with exact tiktoken counts over the part texts a summarizer reads (an image
+as its label, unknown blocks not at all; the same measure as the report's `tokens_after`):
 
 1. the pack's rules, as configured (older messages only, tail of `keep_recent`);
 2. the same rules with tighter limits and a smaller tail: every numeric option scaled by 1/2 with
@@ -32,7 +32,8 @@ from .fit_cut import Drop, Planner, apply
 from .fit_doc import MARKER_FORMATS
 from .fit_repair import MODES, repair_doc
 from .formats.base import Adapter
-from .model import Document, View
+from .images import label_of
+from .model import Document, Part, View
 from .report import Report
 from .scope import compute
 
@@ -42,17 +43,28 @@ FINAL_KEEP_RECENT = LADDER[-1][0]
 MIN_OPTION = 2  # numeric options at or below this are left alone (counts such as "keep 1 line")
 
 
+def _shown(part: Part) -> str:
+    return label_of(part.meta) if part.kind == "image" else part.text
+
+
 def measured_texts(view: View) -> list[str]:
-    """The texts a summarizer reads: every part except images and unknown blocks."""
-    return [p.text for p in view.parts if p.kind not in ("image", "other") and not p.dropped]
+    """The texts a summarizer reads: every part but unknown blocks, an image as its label (the
+    report's measure, so an image placeholder never counts as added tokens)."""
+    return [_shown(p) for p in view.parts if p.kind != "other" and not p.dropped]
 
 
 def message_counts(view: View, san: Sanitizer) -> list[int]:
-    parts = [p for p in view.parts if p.kind not in ("image", "other") and not p.dropped]
+    parts = [p for p in view.parts if p.kind != "other" and not p.dropped]
     counts = [0] * len(view.messages)
-    for p, n in zip(parts, san.counter.count_many([p.text for p in parts]), strict=True):
+    for p, n in zip(parts, san.counter.count_many([_shown(p) for p in parts]), strict=True):
         counts[p.message] += n
     return counts
+
+
+def protected_tag_names(config: Config) -> set[str]:
+    """`key_info` plus the tags the config's `keep-tag` rules protect (as the engine computes them)."""
+    return {"key_info"} | {t.lower() for r in config.active if r.action.name == "keep-tag"
+                           for t in getattr(r.options, "tags", ())}
 
 
 def measure(view: View, san: Sanitizer) -> int:
@@ -143,7 +155,8 @@ def _drop_stage(san: Sanitizer, adapter: Adapter, view: View, size: int, max_tok
     if adapter.name not in MARKER_FORMATS:
         info["why"] = f"dropping turns is not available for format {adapter.name}"
         return info
-    planner = Planner(view, counts, engine_scopes, san.counter.count, max_tokens)
+    planner = Planner(view, counts, engine_scopes, san.counter.count, max_tokens,
+                      protected_tags=protected_tag_names(san.config))
     drops, predicted, why = planner.plan(size)
     apply(view, drops)
     info["dropped"] = [d.to_dict() for d in drops]

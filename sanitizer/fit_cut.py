@@ -12,15 +12,18 @@ A dropped range `[a, b)` of messages is chosen so that
   Responses / Codex a `reasoning` item is never separated from the item it produced.
 
 Ranges are taken oldest first, one per stretch of droppable messages, each as short as the budget
-allows.  Every record between the first dropped message and the next kept one goes with the
+allows.  The marker carries every protected block (`<key_info>` …) of the dropped messages
+verbatim, after its count line, and its cost is part of the plan.  Every record between the first dropped message and the next kept one goes with the
 range (pass-through records such as Claude Code `progress`, `system`, `file-history-snapshot`, or
 Codex `event_msg`/`state` lines describe the dropped turns); damaged lines are always kept.
 """
 
 from __future__ import annotations
 
+import json
+import re
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -35,9 +38,12 @@ from .fit_doc import (
     splice,
     user_text_node,
 )
-from .model import Damaged, Message, View, get_at
+from .model import Damaged, Message, Part, View, get_at
 from .scope import Scopes
+from .tags import find_blocks, outermost
 
+# The count line every marker starts with (see `Planner.count_line`).
+MARKER_LINE = re.compile(r"\[… [\d,]++ earlier messages? dropped to fit a [\d,]++-token budget")
 SUMMARY_MAX_CHARS = 4000
 SUMMARY_MIN_CHARS = 300
 START_SEARCH = 16  # how far past a stretch's start a valid first dropped message is looked for
@@ -63,6 +69,42 @@ class Drop:
                 "passthrough_records": self.passthrough, "marker": self.marker}
 
 
+def _leaves(node: Any) -> list[str]:
+    if isinstance(node, str):
+        return [node]
+    if isinstance(node, dict):
+        return [s for v in node.values() for s in _leaves(v)]
+    if isinstance(node, list):
+        return [s for v in node for s in _leaves(v)]
+    return []
+
+
+def _readable(part: Part) -> list[str]:
+    """A part's texts as a reader sees them: a tool call's JSON string values, decoded."""
+    if part.kind == "tool_call":
+        try:
+            return _leaves(json.loads(part.text))
+        except (ValueError, RecursionError):
+            pass
+    return [part.text]
+
+
+def kept_blocks(parts: list[Part], names: Collection[str]) -> list[str]:
+    """The closed protected blocks of `parts`, outermost only, in order and without repeats."""
+    out: list[str] = []
+    seen: set[str] = set()
+    for p in parts:
+        if p.dropped or p.kind in ("image", "other") or "<" not in p.text:
+            continue
+        for text in _readable(p):
+            for b in outermost(find_blocks(text, names)):
+                block = text[b.start:b.end]
+                if b.closed and block not in seen:
+                    seen.add(block)
+                    out.append(block)
+    return out
+
+
 def strict_alternation(view: View) -> bool:
     roles = [m.role for m in view.messages if m.role != "system"]
     return bool(roles) and roles[0] == "user" and all(x != y for x, y in zip(roles, roles[1:], strict=False))
@@ -72,7 +114,7 @@ class Planner:
     """Chooses the ranges to drop in one view (nothing is changed until `apply`)."""
 
     def __init__(self, view: View, counts: list[int], scopes: Scopes, count: Callable[[str], int],
-                 budget: int, summarize: bool = True) -> None:
+                 budget: int, summarize: bool = True, protected_tags: Collection[str] = ("key_info",)) -> None:
         self.view = view
         self.msgs = view.messages
         self.counts = counts
@@ -80,6 +122,7 @@ class Planner:
         self.count = count
         self.budget = budget
         self.summarize = summarize
+        self.protected_tags = sorted(protected_tags)
         self.kind = dialect(view)
         self.nested = is_nested(view)
         self.merge = self.kind == "anthropic" and strict_alternation(view)
@@ -109,7 +152,9 @@ class Planner:
 
     def stretches(self) -> list[tuple[int, int]]:
         """Maximal runs of droppable messages after the first user message."""
-        protected = self.scopes.protected
+        # An earlier run's marker stays: dropping it again would only trade it for a shorter count
+        # line (a second run would change the output, and the dropped turns' tally would be lost).
+        protected = self.scopes.protected | {i for i, m in enumerate(self.msgs) if self._is_marker(m)}
         users = [i for i in self.scopes.head if self.msgs[i].role != "system"]
         first = min(users) if users else max((i for i in self.scopes.head), default=-1)
         out: list[tuple[int, int]] = []
@@ -124,6 +169,11 @@ class Planner:
             out.append((i, j))
             i = j
         return out
+
+    def _is_marker(self, msg: Message) -> bool:
+        return msg.role == "user" and any(
+            p.kind == "text" and "earlier message" in p.text and MARKER_LINE.match(p.text)
+            for p in self.view.parts_of(msg))
 
     def _starts_with_result(self, msg: Message) -> bool:
         if msg.role == "tool":
@@ -182,7 +232,9 @@ class Planner:
             if roles[role]:
                 bits.append(f"{roles[role]} {role}")
         detail = ": " + "; ".join(bits) if bits else ""
-        return f"[… {k} earlier message{'s' * (k != 1)} dropped to fit a {self.budget:,}-token budget{detail} …]"
+        line = f"[… {k} earlier message{'s' * (k != 1)} dropped to fit a {self.budget:,}-token budget{detail} …]"
+        parts = [p for m in self.msgs[a:b] for p in self.view.parts_of(m)]
+        return "\n".join([line, *kept_blocks(parts, self.protected_tags)])
 
     def plan(self, total: int) -> tuple[list[Drop], int, list[str]]:
         """Ranges to drop (oldest first), the predicted total after them, and notes."""
