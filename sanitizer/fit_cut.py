@@ -21,7 +21,6 @@ Codex `event_msg`/`state` lines describe the dropped turns); damaged lines are a
 from __future__ import annotations
 
 import json
-import re
 from collections import Counter
 from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
@@ -39,11 +38,9 @@ from .fit_doc import (
     user_text_node,
 )
 from .model import Damaged, Message, Part, View, get_at
-from .scope import Scopes
+from .scope import BUDGET_MARKER, Scopes
 from .tags import find_blocks, outermost
 
-# The count line every marker starts with (see `Planner.count_line`).
-MARKER_LINE = re.compile(r"\[… [\d,]++ earlier messages? dropped to fit a [\d,]++-token budget")
 SUMMARY_MAX_CHARS = 4000
 SUMMARY_MIN_CHARS = 300
 START_SEARCH = 16  # how far past a stretch's start a valid first dropped message is looked for
@@ -172,7 +169,7 @@ class Planner:
 
     def _is_marker(self, msg: Message) -> bool:
         return msg.role == "user" and any(
-            p.kind == "text" and "earlier message" in p.text and MARKER_LINE.match(p.text)
+            p.kind == "text" and "earlier message" in p.text and BUDGET_MARKER.match(p.text)
             for p in self.view.parts_of(msg))
 
     def _starts_with_result(self, msg: Message) -> bool:

@@ -8,6 +8,7 @@ never splits a pair.  The latest user message is verbatim whatever the configura
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -39,12 +40,18 @@ class Scopes:
         return self.head | self.tail | extra
 
 
+# The count line that starts the message budget mode puts in place of dropped turns.
+BUDGET_MARKER = re.compile(r"\[… [\d,]++ earlier messages? dropped to fit a [\d,]++-token budget")
+
+
 def is_user_ask(view: View, msg: Message) -> bool:
-    """A user message the user typed: has text, is not injected, is not only tool results, and
-    is not a tool observation carried as user text (SWE-agent v0, mini-swe-agent)."""
+    """A user message the user typed: has text, is not injected, is not only tool results, is
+    not a tool observation carried as user text (SWE-agent v0, mini-swe-agent), and is not the
+    marker of turns an earlier budget run dropped (else a second run would protect other turns)."""
     if msg.role != "user" or msg.injected or msg.meta.get("observation"):
         return False
-    return any(p.kind in ("text", "image") and p.role == "user" and p.text.strip() for p in view.parts_of(msg))
+    texts = [p.text for p in view.parts_of(msg) if p.kind in ("text", "image") and p.role == "user" and p.text.strip()]
+    return bool(texts) and not (len(texts) == 1 and BUDGET_MARKER.match(texts[0]))
 
 
 def tail_start(view: View, start: int) -> int:
