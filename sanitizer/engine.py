@@ -117,8 +117,10 @@ class Engine:
         kept = "" if change.drop else change.text
         if is_json:
             old, kept = _decoded(old), _decoded(kept)
-        lost = [old[b.start:b.end] for b in outermost(find_blocks(old, names))
-                if b.closed and old[b.start:b.end] not in kept]
+        # Closed blocks first, then the outermost of them: a closed block inside an unclosed one
+        # (`<key_info>a … <key_info>b</key_info>`) is kept too.
+        lost = [old[b.start:b.end] for b in outermost(b for b in find_blocks(old, names) if b.closed)
+                if old[b.start:b.end] not in kept]
         if not lost:
             return change
         if is_json:

@@ -38,7 +38,7 @@ from .fit_doc import (
     user_text_node,
 )
 from .model import Damaged, Message, Part, View, get_at
-from .scope import BUDGET_MARKER, Scopes
+from .scope import Scopes
 from .tags import find_blocks, outermost
 
 SUMMARY_MAX_CHARS = 4000
@@ -94,9 +94,9 @@ def kept_blocks(parts: list[Part], names: Collection[str]) -> list[str]:
         if p.dropped or p.kind in ("image", "other") or "<" not in p.text:
             continue
         for text in _readable(p):
-            for b in outermost(find_blocks(text, names)):
+            for b in outermost(b for b in find_blocks(text, names) if b.closed):
                 block = text[b.start:b.end]
-                if b.closed and block not in seen:
+                if block not in seen:
                     seen.add(block)
                     out.append(block)
     return out
@@ -151,7 +151,7 @@ class Planner:
         """Maximal runs of droppable messages after the first user message."""
         # An earlier run's marker stays: dropping it again would only trade it for a shorter count
         # line (a second run would change the output, and the dropped turns' tally would be lost).
-        protected = self.scopes.protected | {i for i, m in enumerate(self.msgs) if self._is_marker(m)}
+        protected = self.scopes.protected | self.scopes.markers
         users = [i for i in self.scopes.head if self.msgs[i].role != "system"]
         first = min(users) if users else max((i for i in self.scopes.head), default=-1)
         out: list[tuple[int, int]] = []
@@ -166,11 +166,6 @@ class Planner:
             out.append((i, j))
             i = j
         return out
-
-    def _is_marker(self, msg: Message) -> bool:
-        return msg.role == "user" and any(
-            p.kind == "text" and "earlier message" in p.text and BUDGET_MARKER.match(p.text)
-            for p in self.view.parts_of(msg))
 
     def _starts_with_result(self, msg: Message) -> bool:
         if msg.role == "tool":

@@ -3,7 +3,8 @@
 Protected by default: system messages, the first user message, and the last `keep_recent`
 messages (or the last messages within `tail_tokens`).  The tail never starts with a tool result
 whose call lies before it: the boundary moves back to the call, so a cut between middle and tail
-never splits a pair.  The latest user message is verbatim whatever the configuration.
+never splits a pair.  The latest user message is verbatim whatever the configuration, and so is a
+budget marker (`fit` sized it; editing it again would make a second run change the output).
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ class Scopes:
     tail: frozenset[int]
     latest_user: int | None
     count: int
+    markers: frozenset[int] = frozenset()  # budget markers: sized by `fit`, no rule edits them
 
     def members(self, scope: str) -> frozenset[int]:
         everything = frozenset(range(self.count))
@@ -32,7 +34,7 @@ class Scopes:
             chosen = self.tail
         else:  # older
             chosen = everything - self.head - self.tail
-        return chosen - {self.latest_user}
+        return chosen - {self.latest_user} - self.markers
 
     @property
     def protected(self) -> frozenset[int]:
@@ -42,6 +44,12 @@ class Scopes:
 
 # The count line that starts the message budget mode puts in place of dropped turns.
 BUDGET_MARKER = re.compile(r"\[… [\d,]++ earlier messages? dropped to fit a [\d,]++-token budget")
+
+
+def is_budget_marker(view: View, msg: Message) -> bool:
+    """A user message holding the marker of turns a budget run dropped (alone or appended)."""
+    return msg.role == "user" and any(p.kind == "text" and "earlier message" in p.text and BUDGET_MARKER.match(p.text)
+                                      for p in view.parts_of(msg))
 
 
 def is_user_ask(view: View, msg: Message) -> bool:
@@ -90,4 +98,5 @@ def compute(view: View, keep_recent: int, tail_tokens: int = 0,
     else:
         start = max(n - keep_recent, 0)
     start = tail_start(view, start) if start < n else n
-    return Scopes(head=frozenset(head), tail=frozenset(range(start, n)), latest_user=latest, count=n)
+    markers = frozenset(m.index for m in view.messages if m.role == "user" and is_budget_marker(view, m))
+    return Scopes(head=frozenset(head), tail=frozenset(range(start, n)), latest_user=latest, count=n, markers=markers)
