@@ -183,6 +183,8 @@ class Planner:
             prev = self.msgs[a - 1] if a > 0 else None
             if msg.role != "assistant" or prev is None or prev.role != "user" or message_node(self.view, prev) is None:
                 return False
+            if prev.index == self.scopes.latest_user:
+                return False  # the marker would be appended to the latest user ask, which stays verbatim
         return not (self.kind in ("responses", "codex") and a > 0 and is_reasoning(self.view, self.msgs[a - 1]))
 
     def end_ok(self, b: int) -> bool:
