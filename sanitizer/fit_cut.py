@@ -20,7 +20,6 @@ Codex `event_msg`/`state` lines describe the dropped turns); damaged lines are a
 
 from __future__ import annotations
 
-import json
 from collections import Counter
 from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
@@ -32,14 +31,14 @@ from .fit_doc import (
     is_nested,
     is_reasoning,
     item_of,
+    kept_blocks,
     list_at,
     message_node,
     splice,
     user_text_node,
 )
-from .model import Damaged, Message, Part, View, get_at
+from .model import Damaged, Message, View, get_at
 from .scope import Scopes
-from .tags import find_blocks, outermost
 
 SUMMARY_MAX_CHARS = 4000
 SUMMARY_MIN_CHARS = 300
@@ -64,42 +63,6 @@ class Drop:
         return {"messages": self.stop - self.start, "first_message": self.start, "tokens": self.tokens,
                 "marker_tokens": self.marker_tokens, "records": self.records, "lines": self.lines,
                 "passthrough_records": self.passthrough, "marker": self.marker}
-
-
-def _leaves(node: Any) -> list[str]:
-    if isinstance(node, str):
-        return [node]
-    if isinstance(node, dict):
-        return [s for v in node.values() for s in _leaves(v)]
-    if isinstance(node, list):
-        return [s for v in node for s in _leaves(v)]
-    return []
-
-
-def _readable(part: Part) -> list[str]:
-    """A part's texts as a reader sees them: a tool call's JSON string values, decoded."""
-    if part.kind == "tool_call":
-        try:
-            return _leaves(json.loads(part.text))
-        except (ValueError, RecursionError):
-            pass
-    return [part.text]
-
-
-def kept_blocks(parts: list[Part], names: Collection[str]) -> list[str]:
-    """The closed protected blocks of `parts`, outermost only, in order and without repeats."""
-    out: list[str] = []
-    seen: set[str] = set()
-    for p in parts:
-        if p.dropped or p.kind in ("image", "other") or "<" not in p.text:
-            continue
-        for text in _readable(p):
-            for b in outermost(b for b in find_blocks(text, names) if b.closed):
-                block = text[b.start:b.end]
-                if block not in seen:
-                    seen.add(block)
-                    out.append(block)
-    return out
 
 
 def strict_alternation(view: View) -> bool:
