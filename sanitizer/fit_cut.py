@@ -83,6 +83,7 @@ class Planner:
         self.budget = budget
         self.summarize = summarize
         self.protected_tags = sorted(protected_tags)
+        self._blocks: dict[int, list[str]] = {}
         self.kind = dialect(view)
         self.nested = is_nested(view)
         self.merge = self.kind == "anthropic" and strict_alternation(view)
@@ -190,8 +191,14 @@ class Planner:
                 bits.append(f"{roles[role]} {role}")
         detail = ": " + "; ".join(bits) if bits else ""
         line = f"[… {k} earlier message{'s' * (k != 1)} dropped to fit a {self.budget:,}-token budget{detail} …]"
-        parts = [p for m in self.msgs[a:b] for p in self.view.parts_of(m)]
-        return "\n".join([line, *kept_blocks(parts, self.protected_tags)])
+        blocks = dict.fromkeys(blk for i in range(a, b) for blk in self._blocks_of(i))  # in order, no repeats
+        return "\n".join([line, *blocks])
+
+    def _blocks_of(self, i: int) -> list[str]:
+        """Message `i`'s protected blocks, scanned once (plans try many ends for one start)."""
+        if i not in self._blocks:
+            self._blocks[i] = kept_blocks(list(self.view.parts_of(self.msgs[i])), self.protected_tags)
+        return self._blocks[i]
 
     def plan(self, total: int) -> tuple[list[Drop], int, list[str]]:
         """Ranges to drop (oldest first), the predicted total after them, and notes."""
