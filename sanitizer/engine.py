@@ -117,8 +117,10 @@ class Engine:
         kept = "" if change.drop else change.text
         if is_json:
             old, kept = _decoded(old), _decoded(kept)
-        lost = [old[b.start:b.end] for b in outermost(find_blocks(old, names))
-                if b.closed and old[b.start:b.end] not in kept]
+        # Closed blocks first, then the outermost of them: a closed block inside an unclosed one
+        # (`<key_info>a … <key_info>b</key_info>`) is kept too.
+        lost = [old[b.start:b.end] for b in outermost(b for b in find_blocks(old, names) if b.closed)
+                if old[b.start:b.end] not in kept]
         if not lost:
             return change
         if is_json:
@@ -164,12 +166,13 @@ class Engine:
             return
         if not structural and part.signed:
             return  # a signed block is kept byte-exact or replaced whole, never edited
-        if part.kind != "image" and not change.drop and not rule.action.always and not self.shrinks(old, change.text):
-            return
+        # Protected blocks are put back first, so the size check below sees the text as written.
         kept = self._keep_protected(old, change, ctx, part.kind == "tool_call")
         if kept is None:
             return
         change = kept
+        if part.kind != "image" and not change.drop and not rule.action.always and not self.shrinks(old, change.text):
+            return
         removed = change.removed or (part.meta.get("data") if part.kind == "image" else None) or old
         part.text = change.text
         part.dropped = part.dropped or change.drop

@@ -1,19 +1,25 @@
 """Budget mode: fit a conversation into `max_tokens` without ever breaking it (DESIGN §7).
 
-Stages, each measured with exact tiktoken counts over the part texts a summarizer reads (images
-and unknown blocks are not text; the same measure as the report's `tokens_after`):
+Stages, each measured with exact tiktoken counts over the part texts a summarizer reads (an image
+as its label, unknown blocks not at all; the same measure as the report's `tokens_after`):
 
 1. the pack's rules, as configured (older messages only, tail of `keep_recent`);
 2. the same rules with tighter limits and a smaller tail: every numeric option scaled by 1/2 with
    `keep_recent` 4, then by 1/4 with `keep_recent` 2 (each level only on conversations still
    over budget; a level whose options the action rejects keeps that rule's own options);
 3. the oldest middle turns replaced by ONE marker message in the input's format carrying a count
-   line and, where the budget leaves room, the deterministic summary of what was dropped
-   (`fit_cut`).
+   line, the dropped turns' `<key_info>` blocks and, where the budget leaves room, the
+   deterministic summary of what was dropped (`fit_cut`);
+4. last, before giving up: the same rules at the tightest limits (scaled by 1/4, then 1/16) on
+   every message, the protected ones included (system prompt, first user message, the tail),
+   except the latest user ask; `<key_info>` blocks and signed thinking stay as the engine keeps
+   them everywhere, and no pair is broken (rules never remove a call or a result).
 
 The protected set in budget mode is the system message(s), the first user message, the latest
-user message and the last two messages (moved back so a call batch is never split).  When that
-alone is over the budget the report says so; nothing protected is ever cut or dropped.  Orphans
+user message and the last two messages (moved back so a call batch is never split): stages 1-3
+never touch it, stage 4 trims it but never drops a message.  `report.extra["budget"]` says
+whether the budget was `met` and the smallest size reached (`tokens_after`, also as
+`smallest_tokens` with a note when the budget is not met).  Orphans
 already in the input are reported, stripped or stubbed first (`repair`, see `fit_repair`), so
 the budget accounts for stubs.  Each conversation of a dataset is fitted independently.
 """
@@ -32,27 +38,40 @@ from .fit_cut import Drop, Planner, apply
 from .fit_doc import MARKER_FORMATS
 from .fit_repair import MODES, repair_doc
 from .formats.base import Adapter
-from .model import Document, View
+from .images import label_of
+from .model import Document, Part, View
 from .report import Report
 from .scope import compute
 
 # (keep_recent, factor applied to numeric rule options) of stage 2's levels.
 LADDER: tuple[tuple[int, float], ...] = ((4, 0.5), (2, 0.25))
+LAST_RESORT: tuple[float, ...] = (0.25, 0.0625)  # stage 4's factors, every message but the latest ask
 FINAL_KEEP_RECENT = LADDER[-1][0]
 MIN_OPTION = 2  # numeric options at or below this are left alone (counts such as "keep 1 line")
 
 
+def _shown(part: Part) -> str:
+    return label_of(part.meta) if part.kind == "image" else part.text
+
+
 def measured_texts(view: View) -> list[str]:
-    """The texts a summarizer reads: every part except images and unknown blocks."""
-    return [p.text for p in view.parts if p.kind not in ("image", "other") and not p.dropped]
+    """The texts a summarizer reads: every part but unknown blocks, an image as its label (the
+    report's measure, so an image placeholder never counts as added tokens)."""
+    return [_shown(p) for p in view.parts if p.kind != "other" and not p.dropped]
 
 
 def message_counts(view: View, san: Sanitizer) -> list[int]:
-    parts = [p for p in view.parts if p.kind not in ("image", "other") and not p.dropped]
+    parts = [p for p in view.parts if p.kind != "other" and not p.dropped]
     counts = [0] * len(view.messages)
-    for p, n in zip(parts, san.counter.count_many([p.text for p in parts]), strict=True):
+    for p, n in zip(parts, san.counter.count_many([_shown(p) for p in parts]), strict=True):
         counts[p.message] += n
     return counts
+
+
+def protected_tag_names(config: Config) -> set[str]:
+    """`key_info` plus the tags the config's `keep-tag` rules protect (as the engine computes them)."""
+    return {"key_info"} | {t.lower() for r in config.active if r.action.name == "keep-tag"
+                           for t in getattr(r.options, "tags", ())}
 
 
 def measure(view: View, san: Sanitizer) -> int:
@@ -75,6 +94,12 @@ def tighter(config: Config, keep_recent: int, factor: float) -> Config:
         rules.append(dataclasses.replace(rule, options=options))
     return dataclasses.replace(config, rules=tuple(rules), keep_recent=min(keep_recent, config.keep_recent),
                                tail_tokens=0)
+
+
+def last_resort(config: Config, factor: float) -> Config:
+    """`tighter` with no tail, every rule scoped to all messages (the latest user ask stays out)."""
+    tight = tighter(config, 0, factor)
+    return dataclasses.replace(tight, rules=tuple(dataclasses.replace(r, scope="all") for r in tight.rules))
 
 
 def fit(obj: Any, max_tokens: int, preset: str = "default", *, repair: str = "report",
@@ -127,10 +152,35 @@ def fit_document(san: Sanitizer, doc: Document, max_tokens: int, repair: str = "
         budget["conversations"].append(info)
     views = list(adapter.views(doc))
     after = [measure(v, san) for v in views]
+    if san.config.active and any(n > max_tokens for n in after):
+        after = _trim_protected(san, adapter, doc, after, max_tokens, stage, budget, stats, cuts)
+        views = list(adapter.views(doc))
     _notes(budget, views, before, after, stage, max_tokens, notes, len(views) > 1)
     report = _report(san, doc, adapter, views, stats, cuts, before, after, chars_before, notes, budget)
     report.seconds = time.perf_counter() - started
     return Result(doc, adapter, views, report)
+
+
+def _trim_protected(san: Sanitizer, adapter: Adapter, doc: Document, sizes: list[int], max_tokens: int,
+                    stage: list[int], budget: dict[str, Any], stats: dict[str, RuleStats],
+                    cuts: list[Cut]) -> list[int]:
+    """Stage 4 on the conversations still over budget; returns the sizes after it."""
+    for factor in LAST_RESORT:
+        over = [i for i, n in enumerate(sizes) if n > max_tokens]
+        if not over:
+            break
+        engine = Engine(last_resort(san.config, factor), san.counter)
+        views = list(adapter.views(doc))
+        for i in over:
+            hits = len(cuts)
+            engine.run(views[i], stats, cuts)
+            adapter.write(views[i])
+            if len(cuts) > hits:
+                stage[i] = 4
+                info = budget["conversations"][i]
+                info["trimmed_protected"] = info.get("trimmed_protected", 0) + len(cuts) - hits
+        sizes = [measure(v, san) for v in adapter.views(doc)]
+    return sizes
 
 
 def _drop_stage(san: Sanitizer, adapter: Adapter, view: View, size: int, max_tokens: int) -> dict[str, Any]:
@@ -143,7 +193,8 @@ def _drop_stage(san: Sanitizer, adapter: Adapter, view: View, size: int, max_tok
     if adapter.name not in MARKER_FORMATS:
         info["why"] = f"dropping turns is not available for format {adapter.name}"
         return info
-    planner = Planner(view, counts, engine_scopes, san.counter.count, max_tokens)
+    planner = Planner(view, counts, engine_scopes, san.counter.count, max_tokens,
+                      protected_tags=protected_tag_names(san.config))
     drops, predicted, why = planner.plan(size)
     apply(view, drops)
     info["dropped"] = [d.to_dict() for d in drops]
@@ -156,12 +207,16 @@ def _drop_stage(san: Sanitizer, adapter: Adapter, view: View, size: int, max_tok
 def _notes(budget: dict[str, Any], views: list[View], before: list[int], after: list[int], stage: list[int],
            max_tokens: int, notes: list[str], many: bool) -> None:
     met = [n <= max_tokens for n in after]
-    budget.update({"tokens_before": sum(before), "tokens_after": sum(after), "met": all(met),
+    budget.update({"tokens_before": sum(before), "tokens_after": sum(after), "smallest_tokens": sum(after),
+                   "met": all(met),
                    "keep_recent": FINAL_KEEP_RECENT if any(s >= 2 for s in stage) else None})
     for i, info in enumerate(budget["conversations"]):
         info.update({"tokens_before": before[i], "tokens_after": after[i], "met": met[i], "stage": stage[i]})
         name = f"conversation {i + 1}: " if many else ""
         drops: list[dict[str, Any]] = info.get("dropped") or []
+        if info.get("trimmed_protected"):
+            notes.append(f"{name}trimmed {info['trimmed_protected']} part(s) of protected messages (system, first "
+                         f"user message, tail; never the latest user ask or <key_info>) to approach the budget")
         for d in drops:
             where = f"lines {d['lines'][0]}–{d['lines'][-1]}" if len(d["lines"]) > 1 else f"records {d['records']}"
             extra = f", with {d['passthrough_records']} pass-through record(s)" if d["passthrough_records"] else ""
@@ -176,7 +231,8 @@ def _notes(budget: dict[str, Any], views: list[View], before: list[int], after: 
                    f"{protected - max_tokens:,} over the {max_tokens:,} budget")
         else:
             why = info.get("why") or "no further cut keeps every tool call with its result"
-        notes.append(f"{name}budget not met: {after[i]:,} tokens for a {max_tokens:,}-token budget; {why}")
+        notes.append(f"{name}budget not met: the smallest size reached is {after[i]:,} tokens for a "
+                     f"{max_tokens:,}-token budget; {why}")
 
 
 def _report(san: Sanitizer, doc: Document, adapter: Adapter, views: list[View], stats: dict[str, RuleStats],

@@ -12,7 +12,8 @@ A dropped range `[a, b)` of messages is chosen so that
   Responses / Codex a `reasoning` item is never separated from the item it produced.
 
 Ranges are taken oldest first, one per stretch of droppable messages, each as short as the budget
-allows.  Every record between the first dropped message and the next kept one goes with the
+allows.  The marker carries every protected block (`<key_info>` …) of the dropped messages
+verbatim, after its count line, and its cost is part of the plan.  Every record between the first dropped message and the next kept one goes with the
 range (pass-through records such as Claude Code `progress`, `system`, `file-history-snapshot`, or
 Codex `event_msg`/`state` lines describe the dropped turns); damaged lines are always kept.
 """
@@ -20,7 +21,7 @@ Codex `event_msg`/`state` lines describe the dropped turns); damaged lines are a
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -30,6 +31,7 @@ from .fit_doc import (
     is_nested,
     is_reasoning,
     item_of,
+    kept_blocks,
     list_at,
     message_node,
     splice,
@@ -72,7 +74,7 @@ class Planner:
     """Chooses the ranges to drop in one view (nothing is changed until `apply`)."""
 
     def __init__(self, view: View, counts: list[int], scopes: Scopes, count: Callable[[str], int],
-                 budget: int, summarize: bool = True) -> None:
+                 budget: int, summarize: bool = True, protected_tags: Collection[str] = ("key_info",)) -> None:
         self.view = view
         self.msgs = view.messages
         self.counts = counts
@@ -80,6 +82,8 @@ class Planner:
         self.count = count
         self.budget = budget
         self.summarize = summarize
+        self.protected_tags = sorted(protected_tags)
+        self._blocks: dict[int, list[str]] = {}
         self.kind = dialect(view)
         self.nested = is_nested(view)
         self.merge = self.kind == "anthropic" and strict_alternation(view)
@@ -109,7 +113,9 @@ class Planner:
 
     def stretches(self) -> list[tuple[int, int]]:
         """Maximal runs of droppable messages after the first user message."""
-        protected = self.scopes.protected
+        # An earlier run's marker stays: dropping it again would only trade it for a shorter count
+        # line (a second run would change the output, and the dropped turns' tally would be lost).
+        protected = self.scopes.protected | self.scopes.markers
         users = [i for i in self.scopes.head if self.msgs[i].role != "system"]
         first = min(users) if users else max((i for i in self.scopes.head), default=-1)
         out: list[tuple[int, int]] = []
@@ -141,6 +147,8 @@ class Planner:
             prev = self.msgs[a - 1] if a > 0 else None
             if msg.role != "assistant" or prev is None or prev.role != "user" or message_node(self.view, prev) is None:
                 return False
+            if prev.index == self.scopes.latest_user:
+                return False  # the marker would be appended to the latest user ask, which stays verbatim
         return not (self.kind in ("responses", "codex") and a > 0 and is_reasoning(self.view, self.msgs[a - 1]))
 
     def end_ok(self, b: int) -> bool:
@@ -182,7 +190,15 @@ class Planner:
             if roles[role]:
                 bits.append(f"{roles[role]} {role}")
         detail = ": " + "; ".join(bits) if bits else ""
-        return f"[… {k} earlier message{'s' * (k != 1)} dropped to fit a {self.budget:,}-token budget{detail} …]"
+        line = f"[… {k} earlier message{'s' * (k != 1)} dropped to fit a {self.budget:,}-token budget{detail} …]"
+        blocks = dict.fromkeys(blk for i in range(a, b) for blk in self._blocks_of(i))  # in order, no repeats
+        return "\n".join([line, *blocks])
+
+    def _blocks_of(self, i: int) -> list[str]:
+        """Message `i`'s protected blocks, scanned once (plans try many ends for one start)."""
+        if i not in self._blocks:
+            self._blocks[i] = kept_blocks(list(self.view.parts_of(self.msgs[i])), self.protected_tags)
+        return self._blocks[i]
 
     def plan(self, total: int) -> tuple[list[Drop], int, list[str]]:
         """Ranges to drop (oldest first), the predicted total after them, and notes."""

@@ -12,11 +12,13 @@ provider accepts; adapters are not touched.
 
 from __future__ import annotations
 
+import json
 import uuid
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 from typing import Any
 
-from .model import Damaged, Document, Message, Path, View, get_at
+from .model import Damaged, Document, Message, Part, Path, View, get_at
+from .tags import find_blocks, outermost
 
 STUB_TEXT = "[no result recorded]"
 CHAT_LIKE = ("openai_chat", "hermes", "mini_swe_agent", "swe_agent")
@@ -207,3 +209,41 @@ def stub_result_node(view: View, call_rec: Any, call_id: str, tool: str | None, 
 
 def stub_block(call_id: str) -> dict[str, Any]:
     return {"type": "tool_result", "tool_use_id": call_id, "content": STUB_TEXT, "is_error": True}
+
+
+# -- what a marker carries ----------------------------------------------------------------------
+
+def _leaves(node: Any) -> list[str]:
+    if isinstance(node, str):
+        return [node]
+    if isinstance(node, dict):
+        return [s for v in node.values() for s in _leaves(v)]
+    if isinstance(node, list):
+        return [s for v in node for s in _leaves(v)]
+    return []
+
+
+def _readable(part: Part) -> list[str]:
+    """A part's texts as a reader sees them: a tool call's JSON string values, decoded."""
+    if part.kind == "tool_call":
+        try:
+            return _leaves(json.loads(part.text))
+        except (ValueError, RecursionError):
+            pass
+    return [part.text]
+
+
+def kept_blocks(parts: list[Part], names: Collection[str]) -> list[str]:
+    """The closed protected blocks of `parts`, outermost only, in order and without repeats."""
+    out: list[str] = []
+    seen: set[str] = set()
+    for p in parts:
+        if p.dropped or p.kind in ("image", "other") or "<" not in p.text:
+            continue
+        for text in _readable(p):
+            for b in outermost(b for b in find_blocks(text, names) if b.closed):
+                block = text[b.start:b.end]
+                if block not in seen:
+                    seen.add(block)
+                    out.append(block)
+    return out

@@ -3,11 +3,13 @@
 Protected by default: system messages, the first user message, and the last `keep_recent`
 messages (or the last messages within `tail_tokens`).  The tail never starts with a tool result
 whose call lies before it: the boundary moves back to the call, so a cut between middle and tail
-never splits a pair.  The latest user message is verbatim whatever the configuration.
+never splits a pair.  The latest user message is verbatim whatever the configuration, and so is a
+budget marker (`fit` sized it; editing it again would make a second run change the output).
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -20,6 +22,7 @@ class Scopes:
     tail: frozenset[int]
     latest_user: int | None
     count: int
+    markers: frozenset[int] = frozenset()  # budget markers: sized by `fit`, no rule edits them
 
     def members(self, scope: str) -> frozenset[int]:
         everything = frozenset(range(self.count))
@@ -31,7 +34,7 @@ class Scopes:
             chosen = self.tail
         else:  # older
             chosen = everything - self.head - self.tail
-        return chosen - {self.latest_user}
+        return chosen - {self.latest_user} - self.markers
 
     @property
     def protected(self) -> frozenset[int]:
@@ -39,12 +42,24 @@ class Scopes:
         return self.head | self.tail | extra
 
 
+# The count line that starts the message budget mode puts in place of dropped turns.
+BUDGET_MARKER = re.compile(r"\[… [\d,]++ earlier messages? dropped to fit a [\d,]++-token budget")
+
+
+def is_budget_marker(view: View, msg: Message) -> bool:
+    """A user message holding the marker of turns a budget run dropped (alone or appended)."""
+    return msg.role == "user" and any(p.kind == "text" and "earlier message" in p.text and BUDGET_MARKER.match(p.text)
+                                      for p in view.parts_of(msg))
+
+
 def is_user_ask(view: View, msg: Message) -> bool:
-    """A user message the user typed: has text, is not injected, is not only tool results, and
-    is not a tool observation carried as user text (SWE-agent v0, mini-swe-agent)."""
+    """A user message the user typed: has text, is not injected, is not only tool results, is
+    not a tool observation carried as user text (SWE-agent v0, mini-swe-agent), and is not the
+    marker of turns an earlier budget run dropped (else a second run would protect other turns)."""
     if msg.role != "user" or msg.injected or msg.meta.get("observation"):
         return False
-    return any(p.kind in ("text", "image") and p.role == "user" and p.text.strip() for p in view.parts_of(msg))
+    texts = [p.text for p in view.parts_of(msg) if p.kind in ("text", "image") and p.role == "user" and p.text.strip()]
+    return bool(texts) and not (len(texts) == 1 and BUDGET_MARKER.match(texts[0]))
 
 
 def tail_start(view: View, start: int) -> int:
@@ -83,4 +98,5 @@ def compute(view: View, keep_recent: int, tail_tokens: int = 0,
     else:
         start = max(n - keep_recent, 0)
     start = tail_start(view, start) if start < n else n
-    return Scopes(head=frozenset(head), tail=frozenset(range(start, n)), latest_user=latest, count=n)
+    markers = frozenset(m.index for m in view.messages if m.role == "user" and is_budget_marker(view, m))
+    return Scopes(head=frozenset(head), tail=frozenset(range(start, n)), latest_user=latest, count=n, markers=markers)

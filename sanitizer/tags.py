@@ -126,3 +126,23 @@ def spans(text: str, names: Collection[str]) -> list[tuple[int, int]]:
         else:
             merged.append((b.start, b.end))
     return merged
+
+
+def without_blocks(text: str, names: Collection[str]) -> str:
+    """`text` with the blocks of `names` taken out, and cut before one left open (then `…`).
+
+    For quotes and clipped lines (a digest's first error line or target): a quote never shows
+    part of a protected block; the engine appends the whole blocks a replacement lost.
+    """
+    if "<" not in text:
+        return text
+    out: list[str] = []
+    pos = 0
+    for b in outermost(find_blocks(text, names)):
+        out.append(text[pos:b.start])
+        pos = b.end
+        if not b.closed:
+            out.append("…")
+            break
+    out.append(text[pos:])
+    return "".join(out)

@@ -101,10 +101,48 @@ key_info_body = st.tuples(words, st.sampled_from(PATHS), st.sampled_from(UNICODE
     lambda t: f"remember: {t[0]} in {t[1]} ({t[2]})")
 key_info = key_info_body.map(lambda b: f"<key_info>{b}</key_info>")
 
+_KEY_INFO_SHAPE = st.sampled_from(("closed", "nested", "unclosed", "in-tag", "crossed", "error-line",
+                                   "error-inside", "long-body"))
+_HOST_TAG = st.sampled_from(("thinking", "think", "tool_result", "history", "file_content"))
+
+
+@st.composite
+def protected_block(draw: st.DrawFn) -> str:
+    """A `<key_info>` block in the shapes that broke protection: nested, unclosed, inside or
+    crossing an edited tag, on an error line a digest quotes, holding an error line, or long."""
+    body = draw(key_info_body)
+    shape = draw(_KEY_INFO_SHAPE)
+    if shape == "nested":
+        return f"<key_info>outer {body} <key_info>inner {draw(words)}</key_info> tail</key_info>"
+    if shape == "unclosed":
+        return f"<key_info>{body}"
+    if shape == "in-tag":
+        tag = draw(_HOST_TAG)
+        return f"<{tag}>{draw(LONG_OUTPUT)}\n<key_info>{body}</key_info>\n{draw(LONG_OUTPUT)}</{tag}>"
+    if shape == "crossed":
+        return f"<key_info>{body} <think>{draw(words)}</key_info> {draw(words)}</think>"
+    if shape == "error-line":
+        return f"{draw(_ERROR_LINE)} <key_info>{body}</key_info>"
+    if shape == "error-inside":
+        return f"<key_info>{body}\n{draw(_ERROR_LINE)}\n</key_info>"
+    if shape == "long-body":
+        return f"<key_info>{body}\n{draw(LONG_OUTPUT)}</key_info>"
+    return f"<key_info>{body}</key_info>"
+
+
+@st.composite
+def buried_key_info(draw: st.DrawFn) -> str:
+    """A long output with protected blocks between its lines (where cuts, digests and quotes fall)."""
+    lines = draw(LONG_OUTPUT).split("\n")
+    for _ in range(draw(st.integers(1, 3))):
+        lines.insert(draw(st.integers(0, len(lines))), draw(protected_block()))
+    return "\n".join(lines)
+
 fragment = st.one_of(
     words, words, st.sampled_from(URLS), st.sampled_from(PATHS), st.sampled_from(ERROR_LINES),
     st.sampled_from(UNICODE), st.sampled_from(SECRETS), code_fence(), tagged(), key_info,
     st.integers(1, 40).map(data_uri), long_output(), st.just(""), st.just("\n\n\n\n"),
+    protected_block(), buried_key_info(),
 )
 
 
@@ -132,7 +170,7 @@ def one_in(draw: st.DrawFn, k: int) -> bool:
 
 TEXT2, TEXT3, TEXT4 = text(2), text(3), text(4)
 MAYBE_TEXT2, MAYBE_TEXT3 = st.none() | TEXT2, st.none() | TEXT3
-TOOL_OUTPUT = st.one_of(TEXT4, long_output(), st.just(""), short_text)
+TOOL_OUTPUT = st.one_of(TEXT4, long_output(), st.just(""), short_text, buried_key_info())
 USER_TEXT = st.one_of(short_text, TEXT3)
 FINAL_USER = st.none() | short_text | TEXT3
 CALL_COUNT = st.sampled_from((0, 0, 1, 1, 1, 2, 3))
@@ -143,6 +181,7 @@ COMMANDS = st.sampled_from(("pytest -q", "ls -la", "git status", "npm test"))
 PATH = st.sampled_from(PATHS)
 URL = st.sampled_from(URLS)
 LONG_OUTPUT = long_output()
+LONG_OR_BURIED = st.one_of(LONG_OUTPUT, buried_key_info())
 
 # ---------------------------------------------------------------------------------------------
 # The neutral script
@@ -202,7 +241,7 @@ def tool_args(draw: st.DrawFn, name: str) -> dict[str, Any]:
     else:
         args = {"url": draw(URL), "prompt": draw(short_text)}
     if one_in(draw, 6):
-        args["content"] = draw(LONG_OUTPUT)
+        args["content"] = draw(LONG_OR_BURIED)
     return args
 
 

@@ -10,6 +10,7 @@ from typing import Any
 from ..digest import digest_line, is_digest
 from ..model import Part
 from ..spans import cut_middle, has_marker, split_kept_blocks
+from ..tags import without_blocks
 from .base import Action, Change, Context, Doc
 from .tagged import protected_tags
 
@@ -45,6 +46,7 @@ def digest_tool_result(part: Part, opts: DigestOptions, ctx: Context) -> Change 
     tool, args = _call_of(part, ctx)
     is_error = part.meta.get("is_error")
     line = digest_line(tool, args, text, is_error if isinstance(is_error, bool) else None)
+    line = without_blocks(line, protected_tags(ctx))  # whole blocks are appended back by the engine
     if len(line) >= len(text):
         return None
     return Change(text=line)
