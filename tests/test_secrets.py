@@ -2,16 +2,20 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
+import re
 
 import pytest
+from conftest import ROOT
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from sanitizer.actions import text as text_actions
 from sanitizer.actions.base import Context
 from sanitizer.model import Part
-from sanitizer.secrets import REDACTED_RE, redact
+from sanitizer.secret_kinds import AN, Kind, fake
+from sanitizer.secrets import KINDS, REDACTED_RE, redact, redaction
 
 # Fake credentials, built from pieces so no scanner mistakes this file for a leak.
 OPENAI = "sk-" + "proj-" + "Ab3dEf6hIj9kLm2nOp5qRs8tUv1wXy4z_Ab3dEf6h"
@@ -21,8 +25,8 @@ GHP = "ghp" + "_" + "aBcDeFgHiJkLmNoPqRsTuVwXyZ0123456789"
 GHS = "ghs" + "_" + "0123456789aBcDeFgHiJkLmNoPqRsTuVwXyZ"
 GH_PAT = "github" + "_pat_" + "11ABCDEFG0aBcDeFgHiJkL_mNoPqRsTuVwXyZ0123456789aBcDeFgHiJkLmNoP"
 SLACK = "xox" + "b-" + "123456789012-1234567890123-AbCdEfGhIjKlMnOpQrStUvWx"
-AKIA = "AKIA" + "IOSFODNN7EXAMPLE"
-AWS_SECRET = "wJalrXUtnFEMI/K7MDENG/" + "bPxRfiCYEXAMPLEKEY"
+AKIA = "AKIA" + "Q3VZ7N2LXW4TBK8R"
+AWS_SECRET = "q58faiGXyOy6QWfNY/" + "jUxwKPkKkowW9jsH6CED63"
 GOOGLE = "AIza" + "SyD-9tSrke72PouQMnMX-a7eZSW0jkFMBWY"
 JWT = "eyJ" + "hbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c"
 PEM = "-----BEGIN RSA " + "PRIVATE KEY-----\nMIIEowIBAAKCAQEAu1SU1LfVLPHCozMxH2Mo4lgOEePzNm0tRgeLezV6ffAt0gun\nVTLw7onLRnrq0/IzW7yWR7QkrmBL7jTKEn5u+qKhbwKfBstIs+bMY2Zkp18gnTxK\n-----END RSA PRIVATE KEY-----"
@@ -59,8 +63,19 @@ CASES = [
 @pytest.mark.parametrize(("before", "after"), CASES, ids=[c[1].split("[REDACTED:")[1].split("]")[0] + f"-{i}"
                                                           for i, c in enumerate(CASES)])
 def test_redacts_each_family(before: str, after: str) -> None:
-    assert redact(before)[0] == after
-    assert redact(after) == (after, [])
+    # `after` names each marker's kind only; the fingerprint comes from the value removed there,
+    # and putting the removed values back in place of the markers gives `before` again.
+    new, removed = redact(before)
+    kinds = _KIND.findall(after)
+    assert len(kinds) == len(removed)
+    it = iter(removed)
+    assert _KIND.sub(lambda m: redaction(m.group(1), next(it)), after) == new
+    it = iter(removed)
+    assert REDACTED_RE.sub(lambda m: next(it), new) == before
+    assert redact(new) == (new, [])
+
+
+_KIND = re.compile(r"\[REDACTED:([a-z0-9-]+)\]")
 
 
 @pytest.mark.parametrize(
@@ -77,6 +92,8 @@ def test_redacts_each_family(before: str, after: str) -> None:
         "see https://example.com/docs?page=2&lang=en",
         "password: ******",
         "[REDACTED:openai-key]",
+        "[REDACTED:openai-key:3f9a]",
+        "aws_access_key_id = AKIA" + "IOSFODNN7EXAMPLE",
     ],
 )
 def test_leaves_prose_hashes_and_code_alone(text: str) -> None:
@@ -89,14 +106,14 @@ def test_secrets_inside_json_strings_keep_the_json_valid() -> None:
     new, removed = redact(raw)
     assert len(removed) == 3
     back = json.loads(new)
-    assert back["key"] == "[REDACTED:private-key]"
+    assert back["key"] == redaction("private-key", json.dumps(PEM)[1:-1])  # as it stood in the JSON text
     assert OPENAI not in new and JWT not in new
 
 
 @settings(max_examples=300, deadline=None)
 @given(st.lists(st.sampled_from([OPENAI, ANTHROPIC, GHP, SLACK, AKIA, GOOGLE, JWT, PEM, " ", "\n", '"', "\\",
                                  "password=", "?token=", "Authorization: ", "https://u:p@h/", "word", "=",
-                                 "[REDACTED:jwt]", "é", "😀"]), max_size=25).map("".join))
+                                 "[REDACTED:jwt]", "[REDACTED:jwt:0a1b]", "é", "😀"]), max_size=25).map("".join))
 def test_redaction_is_idempotent_and_json_safe(text: str) -> None:
     once, _ = redact(text)
     assert redact(once) == (once, [])
@@ -112,4 +129,105 @@ def test_redact_action_replaces_signed_thinking_whole() -> None:
     batch = text_actions.REDACT_SECRETS.run_batch
     assert batch is not None
     ch = batch([signed], text_actions.RedactSecretsOptions(), Context(view=None)).get(0)  # type: ignore[arg-type]
-    assert ch is not None and ch.replace and ch.text == "the key is [REDACTED:openai-key]"
+    assert ch is not None and ch.replace and ch.text == "the key is " + redaction("openai-key", OPENAI)
+
+
+# --- the table of kinds -----------------------------------------------------------------------
+
+KIND_IDS = [k.name for k in KINDS]
+
+
+def _windows(secret: str) -> list[str]:
+    """Every 12-char window of `secret`, as it stands raw, in JSON and in JSON inside JSON."""
+    raw = [secret[i:i + 12] for i in range(max(1, len(secret) - 11))]
+    once = [json.dumps(w)[1:-1] for w in raw]
+    return raw + once + [json.dumps(w)[1:-1] for w in once]
+
+
+def test_kinds_are_complete_and_named_as_markers() -> None:
+    names = [k.name for k in KINDS]
+    assert len(names) == len(set(names)) >= 60
+    for k in KINDS:
+        assert re.fullmatch(r"[a-z0-9-]+", k.name), k.name
+        assert k.looks and "\n" not in k.looks and "|" not in k.looks.replace("\\|", ""), k.name
+        assert k.true and k.false, k.name
+        assert all(ex.secret and ex.secret in ex.text for ex in k.true), k.name
+
+
+@pytest.mark.parametrize("kind", KINDS, ids=KIND_IDS)
+def test_every_true_example_is_redacted_under_its_own_kind(kind: Kind) -> None:
+    for ex in kind.true:
+        new, removed = redact(ex.text)
+        assert f"[REDACTED:{kind.name}:" in new, (kind.name, new)
+        assert not any(w in new for w in _windows(ex.secret)), (kind.name, new)
+        assert redact(new) == (new, [])
+
+
+@pytest.mark.parametrize("kind", KINDS, ids=KIND_IDS)
+def test_every_false_example_is_left_alone(kind: Kind) -> None:
+    for text in kind.false:
+        assert redact(text) == (text, []), (kind.name, text)
+
+
+def test_marker_fingerprint_is_stable_and_tells_keys_apart() -> None:
+    a, b = "sk-" + fake(AN, 40, 1), "sk-" + fake(AN, 40, 2)
+    assert redaction("openai-key", a) == f"[REDACTED:openai-key:{hashlib.sha256(a.encode()).hexdigest()[:4]}]"
+    assert redact(f"{a} {b} {a}")[0] == " ".join(redaction("openai-key", v) for v in (a, b, a))
+    assert redaction("openai-key", a) != redaction("openai-key", b)
+    assert REDACTED_RE.fullmatch(redaction("x-y", "\udc80 odd value"))
+
+
+# Surroundings a pasted credential sits in: the example's own line, an `.env` line, a shell
+# command, prose, a JSON string and a JSON string inside a JSON string (tool-call arguments).
+SURROUNDINGS = (
+    "{}", "APP_VALUE={}", "export APP_VALUE={}", "echo '{}' | tee out.txt", "I pasted {} by mistake, sorry.",
+    "```\n{}\n```",
+)
+
+
+def _planted() -> list[tuple[str, str, str]]:
+    out = []
+    for k in KINDS:
+        for ex in k.true:
+            for s in SURROUNDINGS:
+                text = s.replace("{}", ex.text)
+                out += [(k.name, text, ex.secret), (k.name, json.dumps({"content": text}), ex.secret),
+                        (k.name, json.dumps({"input": json.dumps({"command": text})}), ex.secret)]
+    return out
+
+
+PLANTED = _planted()
+
+
+def test_recall_on_the_planted_set() -> None:
+    survived = [(kind, text) for kind, text, secret in PLANTED if any(w in redact(text)[0] for w in _windows(secret))]
+    assert len(PLANTED) > 1000
+    assert survived == []
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.sampled_from([(k.name, ex) for k in KINDS for ex in k.true]),
+       st.lists(st.sampled_from(["word", "the", "KEY=", "token", ":", "=", "\n", "  ", '"', "'", "{", "}", "é",
+                                 "日本", "(", ")", ",", ";", "#", "--", "https://x.io/", "[REDACTED:jwt:0a1b]"]),
+                max_size=8).map("".join),
+       st.lists(st.sampled_from(["word", "\n", " ", '"', "'", ")", ",", ";", ".", "é", "日本", "}", "&x=1"]),
+                max_size=8).map("".join),
+       st.sampled_from([" ", "\n", "\t"]), st.booleans())
+def test_planted_secret_never_survives_its_surroundings(picked, before: str, after: str, sep: str,
+                                                        as_json: bool) -> None:
+    _, ex = picked
+    text = before + sep + ex.text + sep + after
+    if as_json:
+        text = json.dumps({"content": text}, ensure_ascii=False)
+    new, _ = redact(text)
+    assert not any(w in new for w in _windows(ex.secret))
+    assert redact(new) == (new, [])
+
+
+def test_fixture_file_has_a_true_and_a_false_case_per_kind() -> None:
+    from sanitizer.testing import load_cases
+
+    names = {c.name for c in load_cases(ROOT / "fixtures" / "redact-secrets.toml")}
+    for k in KINDS:
+        slug = k.name.replace("-", "_")
+        assert f"kind_{slug}_redacted" in names and f"kind_{slug}_lookalike_kept" in names, k.name
