@@ -56,8 +56,8 @@ NAMED: tuple[Kind, ...] = (
          (named("DefaultEndpointsProtocol=https;AccountName=acme;AccountKey={};EndpointSuffix=core.windows.net",
                 fake(B64, 86, 98) + "=="),), ("AccountKey=<your key>",), generic=True),
     Kind("docker-auth", "`\"auth\"` / `\"identitytoken\"` values in a Docker `config.json` `auths` entry",
-         r"\\*+\"(?:auth|identitytoken|registrytoken)\\*+\"\s*+:\s*+\\*+\"(?<value>" + _VALUE
-         + r"(?=[a-z_.-]{0,200}+[A-Z0-9+/=])[A-Za-z0-9+/=_.-]{8,}+)",
+         tuple(r"(?<=\")" + name + r"\\*+\"\s*+:\s*+\\*+\"(?<value>" + _VALUE
+               + r"(?=[a-z_.-]{0,200}+[A-Z0-9+/=])[A-Za-z0-9+/=_.-]{8,}+)" for name in ("auth", "identitytoken", "registrytoken")),
          (named('{"auths": {"ghcr.io": {"auth": "{}"}}}', fake(B64, 36, 99) + "=="),),
          ('{"auth": "required"}',), generic=True),
     Kind("kubernetes-secret", "base64 values of `data:` entries in a text holding `kind: Secret`",
@@ -100,7 +100,7 @@ NAMED: tuple[Kind, ...] = (
          r"(?:(?<![\w-])|(?<=\\[nrt]))sshpass[ \t]++-p[ \t]*+[\"']?+(?<value>" + _VALUE + r"[^\s\"'\\]{3,}+)",
          r"(?:(?<![\w-])|(?<=\\[nrt]))curl(?:[ \t]++[^\s]++){0,12}?[ \t]++(?:-u|--user)[ \t]*+[\"']?+[^\s:\"'\\]++:"
          r"(?<value>" + _VALUE + r"[^\s\"'\\@]{3,}+)",
-         r"(?:(?<![\w-])|(?<=\\[nrt]))(?:mysql(?:dump|admin|sh)?+|mariadb)(?:[ \t]++[^\s]++){0,12}?[ \t]++-p[\"']?+"
+         r"(?:(?<![\w-])|(?<=\\[nrt]))mysql(?:dump|admin|sh)?+(?:[ \t]++[^\s]++){0,12}?[ \t]++-p[\"']?+"
          r"(?<value>" + _VALUE + r"[^\s\"'\\]{3,}+)"),
          (named("psql-migrate --password {} --host db", fake(AN, 14, 108)),
           named("mysql -u root -p{} app", fake(AN, 12, 109)),
