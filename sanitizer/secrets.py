@@ -155,8 +155,9 @@ def _anchored(sp: SecretPattern, text: str, low: str, hits: dict[str, list[int]]
 def redact(text: str, *, fast: bool = True) -> tuple[str, list[str]]:
     """The text with every secret replaced, and the list of removed secret values (in order).
 
-    The patterns apply one after the other, each to the previous one's output.  `fast=False`
-    scans with every pattern everywhere: the same result, slower (the reference for tests).
+    The patterns apply one after the other, each to the previous one's output (a pattern with
+    `needs` only to a text holding one of them).  `fast=False` scans with every pattern everywhere
+    instead of next to anchors: the same result, slower (the reference for tests).
     """
     removed: list[str] = []
     low: str | None = None
@@ -194,7 +195,8 @@ def redact(text: str, *, fast: bool = True) -> tuple[str, list[str]]:
 
 
 # Joins texts for one scan: no pattern matches across it (every value class stops at whitespace
-# or NUL, every lookbehind is negative, so a text's edges behave as at the start or end of text).
+# or NUL, and no lookbehind takes the separator for more than a line break, so a text's edges
+# behave as at the start or end of text).
 _JOIN = "\n\x00\n"
 BATCH_CHARS = 4 * 1024 * 1024
 
