@@ -4,7 +4,8 @@
 
 Kinds: `json` (stdlib load+dump of a file), `tiktoken` (one encode of the raw file), `sanitize`
 (the CLI on its arguments), `stream` (`stream.sanitize_jsonl`), `library` (the in-memory call),
-`cpu` (8 equal chunks of pure-Python work in N processes: what this machine's cores give).
+`cpu` (8 equal chunks of pure-Python work in N processes: what this machine's cores give),
+`redact` (the credential scan alone over a parsed file's strings: `bench/redaction.py`).
 """
 
 from __future__ import annotations
@@ -75,6 +76,8 @@ def run(kind: str, args: list[str]) -> dict:
         return {"seconds": time.perf_counter() - t, "startup": start}
     if kind == "library":
         return _library(args[0], int(args[1]))
+    if kind == "redact":
+        return _redact(args[0], args[1])
     if kind == "cpu":
         import multiprocessing
 
@@ -87,6 +90,43 @@ def run(kind: str, args: list[str]) -> dict:
                 pool.map(_cpu_chunk, range(8), chunksize=1)
         return {"seconds": time.perf_counter() - t}
     raise SystemExit(f"bench: unknown measurement {kind!r}")
+
+
+def _strings(node: object, out: list[str]) -> list[str]:
+    if isinstance(node, str):
+        out.append(node)
+    elif isinstance(node, dict):
+        for v in node.values():
+            _strings(v, out)
+    elif isinstance(node, list):
+        for v in node:
+            _strings(v, out)
+    return out
+
+
+def _redact(src: str, which: str) -> dict:
+    """`redact_many` over every string of the parsed file, with the old or the current scanner."""
+    import types
+
+    if which == "old":
+        from bench.redaction import old_source
+
+        module = types.ModuleType("old_secrets")
+        sys.modules["old_secrets"] = module
+        exec(compile(old_source(ROOT) or "", "old_secrets.py", "exec"), module.__dict__)  # noqa: S102
+    else:
+        from sanitizer import secrets as module
+    text = Path(src).read_bytes().decode("utf-8", errors="surrogateescape")
+    texts: list[str] = []
+    try:
+        _strings(json.loads(text), texts)
+    except json.JSONDecodeError:
+        for line in text.split("\n"):
+            with contextlib.suppress(json.JSONDecodeError):
+                _strings(json.loads(line), texts)
+    t = time.perf_counter()
+    found = sum(len(removed) for _, removed in module.redact_many(texts))
+    return {"seconds": time.perf_counter() - t, "texts": len(texts), "found": found}
 
 
 def _cpu_chunk(seed: int) -> int:

@@ -3,7 +3,7 @@
     python bench/run.py                  # corpus files + generated inputs, dataset of 100 MB
     python bench/run.py --quick          # small sizes: a smoke run in about a minute
     python bench/run.py --only cjk       # one group: corpus session tags tool_result short cjk breakdown
-                                         #   library jobs dataset
+                                         #   redaction library jobs dataset
     python bench/run.py --big            # the dataset JSONL is 500 MB (slow to build)
 
 Every measurement runs in its own subprocess (`bench/child.py`), which reports its own peak RSS
@@ -18,6 +18,8 @@ cost, printed apart), so a ratio compares the work on the file only:
 - growth exponent: log(time ratio) / log(size ratio) between two sizes of the same input;
 - breakdown: `--no-tokens` with no rule, with `redact-secrets` alone and with the whole pack,
   against the same json load + dump (what the default pack's time is made of);
+- redaction: the credential scan alone over a file's strings, the scanner before the table of
+  kinds and the current one side by side, each against json load+dump (`bench/redaction.py`);
 - the library call on about 200K tokens of chat messages already in memory, against a JSON round
   trip of the same objects and one tiktoken pass over them;
 - `--jobs 2 / --jobs 1` on a folder of sessions and on the lines of one dataset JSONL (speed-up),
@@ -45,7 +47,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 CORPUS = ROOT.parent / "shared" / "corpus"
-GROUPS = ("corpus", "session", "tags", "tool_result", "short", "cjk", "breakdown", "library", "jobs", "dataset")
+GROUPS = ("corpus", "session", "tags", "tool_result", "short", "cjk", "breakdown", "redaction", "library", "jobs",
+          "dataset")
 MB = 1024 * 1024
 
 
@@ -190,6 +193,11 @@ def main() -> None:
             pair("CJK run, no spaces", "MB", gen.cjk_run, (0.5, 1) if q else (2.5, 5))
         if "breakdown" in groups:
             sections.append(breakdown_section(gen, tmp, q))
+        if "redaction" in groups:
+            from bench import redaction
+
+            corpus = sorted(p for p in CORPUS.glob("*/*") if p.is_file()) if CORPUS.is_dir() else []
+            sections.append(redaction.section(gen, tmp, q, corpus, measure, best, REPEAT, table, size_label))
         if "library" in groups:
             sections.append(library_section(gen, tmp))
         if "jobs" in groups:

@@ -1,4 +1,4 @@
-"""Generated README sections (the rules table), kept in step with the code by a test.
+"""Generated README sections (rules, formats, options, secret kinds), kept in step with the code by a test.
 
 `python -m sanitizer.docs` rewrites the marked sections of README.md in place.
 """
@@ -64,7 +64,17 @@ def options_table() -> str:
     return "\n".join(rows)
 
 
-SECTIONS = {"rules-table": rules_table, "formats-table": formats_table, "options-table": options_table}
+def secret_kinds_table() -> str:
+    """Every credential kind `redact-secrets` finds, in the order its pattern runs."""
+    from .secrets import KINDS
+
+    rows = ["| kind | what it looks like |", "|---|---|"]
+    rows += [f"| `{k.name}` | {k.looks.replace('|', chr(92) + '|')} |" for k in KINDS]
+    return "\n".join(rows)
+
+
+SECTIONS = {"rules-table": rules_table, "formats-table": formats_table, "options-table": options_table,
+            "secret-kinds-table": secret_kinds_table}
 
 
 def render(readme: str) -> str:

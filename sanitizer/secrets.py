@@ -1,31 +1,50 @@
 """Compiled patterns that find credentials, and one function that redacts them.
 
-Every secret becomes `[REDACTED:<kind>]` (for example `[REDACTED:github-token]`).  The marker
-holds no `"` and no `\\`, so a JSON string stays valid, and no pattern matches a marker, so
-redacting twice changes nothing.  Where a secret sits behind a name (`Authorization: Bearer …`,
-`?token=…`, `aws_secret_access_key=…`, `https://user:pass@host`), the name stays and only the
-value goes.
+Every secret becomes `[REDACTED:<kind>:<fp>]` (for example `[REDACTED:github-token:3f9a]`), where
+`<fp>` is the first 4 hex digits of the sha256 of the secret: stable across runs, so a reader can
+tell two keys apart without seeing either.  The marker holds no `"` and no `\\`, so a JSON string
+stays valid, and no pattern matches a marker, so redacting twice changes nothing.  Where a secret
+sits behind a name (`Authorization: Bearer …`, `?token=…`, `aws_secret_access_key=…`,
+`https://user:pass@host`), the name stays and only the value goes.
 
-False positives are held down by shape: provider prefixes plus a minimum length, a digit
-required in `sk-` keys and in generic `password=`-style values, word boundaries on both sides,
-and values never spanning quotes, backslashes or whitespace (so a JSON escape is never split).
-Plain hex hashes (git SHAs, sha256 digests) match none of the patterns.
+The kinds (`KINDS`: name, shape, examples) live in `secret_providers` and `secret_named`.  False
+positives are held down by shape (provider prefixes plus lengths, a digit required in free-form
+values, word boundaries, values never spanning quotes, backslashes or whitespace) and by
+`_not_a_secret`: placeholders (`<your-token>`, `${VAR}`, `xxxx`, `****`, `EXAMPLE`, `changeme`…)
+and, for free-form values, file paths.  Plain hex hashes, git SHAs and UUIDs match no pattern.
 
 All patterns are possessive or bounded: the cost is linear in the text length.
 """
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 import regex
 
-REDACTED_RE = regex.compile(r"\[REDACTED:[a-z0-9-]+\]")
+from .secret_kinds import Example, Kind
+from .secret_named import KEY_BLOCKS, NAMED
+from .secret_providers import PROVIDERS
+
+__all__ = ["KINDS", "PATTERNS", "REDACTED_RE", "Example", "Kind", "SecretPattern", "redact", "redact_many",
+           "redaction"]
+
+KINDS: tuple[Kind, ...] = (*KEY_BLOCKS, *PROVIDERS, *NAMED)
+"""Every supported kind, in the order its pattern runs (key blocks, provider tokens, named values)."""
+
+REDACTED_RE = regex.compile(r"\[REDACTED:[a-z0-9-]++(?::[0-9a-f]{4})?\]")
 
 
-def redaction(kind: str) -> str:
-    return f"[REDACTED:{kind}]"
+def fingerprint(value: str) -> str:
+    """The first 4 hex digits of the sha256 of `value` (UTF-8, lone surrogates kept)."""
+    return hashlib.sha256(value.encode("utf-8", "surrogatepass")).hexdigest()[:4]
+
+
+def redaction(kind: str, value: str) -> str:
+    """The marker that replaces the secret `value` of kind `kind`: `[REDACTED:<kind>:<fp>]`."""
+    return f"[REDACTED:{kind}:{fingerprint(value)}]"
 
 
 @dataclass(frozen=True, slots=True)
@@ -35,74 +54,50 @@ class SecretPattern:
     `anchors`: for a pattern that ignores case (slow to scan: `regex` tries it at every position),
     (literal, reach) pairs; every match holds a `_FINDERS[literal]` match that starts at most
     `reach` chars after its own start, so the pattern is tried only there (`_anchored`).
+    `needs`: the pattern runs only on a text holding one of these literals.  `generic`: a
+    free-form value, which is no secret when it is a file path.
     """
 
     kind: str
     pattern: regex.Pattern[str]
     folded: bool = False
     anchors: tuple[tuple[str, int], ...] = ()
+    needs: tuple[str, ...] = ()
+    generic: bool = False
 
-
-_B = r"(?<![A-Za-z0-9_\]-])"  # left boundary for token-shaped secrets
-_E = r"(?![A-Za-z0-9_\[-])"  # right boundary
-_NOT_REDACTED = r"(?!\[REDACTED:)"
-
-_SPECS: tuple[tuple[str, str], ...] = (
-    # PEM blocks (also inside JSON strings, where newlines are `\n` escapes); a block whose END
-    # line is missing (truncated output) is redacted up to the end of its base64 body.
-    ("private-key", r"-----BEGIN (?:[A-Z0-9]{1,12} ){0,4}PRIVATE KEY(?: BLOCK)?-----"
-                    r"(?:(?:[A-Za-z0-9+/=\s:,.]|\\[nrt]|-(?!----))*+"
-                    r"-----END (?:[A-Z0-9]{1,12} ){0,4}PRIVATE KEY(?: BLOCK)?-----"
-                    r"|(?:(?:\s|\\[nrt])++[A-Za-z0-9+/=]{16,}+)*+)"),
-    ("anthropic-key", _B + r"sk-ant-[A-Za-z0-9_-]{20,}+"),
-    ("openai-key", _B + r"sk-(?!ant-)(?=[A-Za-z_-]{0,200}+[0-9])[A-Za-z0-9_-]{20,}+"),
-    ("github-token", _B + r"(?:gh[pousr]_[A-Za-z0-9]{30,}+|github_pat_[A-Za-z0-9_]{22,}+)"),
-    ("slack-token", _B + r"xox[abeoprs]-[A-Za-z0-9-]{10,}+"),
-    ("aws-access-key-id", r"(?<![A-Z0-9\]])(?:AKIA|ASIA|AGPA|AIDA|AROA|ANPA)[A-Z0-9]{16}(?![A-Z0-9\[])"),
-    ("aws-secret-key", r"(?i)(?<![a-z0-9_\]])aws_?secret_?access_?key[\"']?\s*+[=:]\s*+[\"']?"
-                       r"(?<value>" + _NOT_REDACTED + r"[A-Za-z0-9/+=]{40}+)(?![A-Za-z0-9/+=\[])"),
-    ("google-api-key", _B + r"AIza[0-9A-Za-z_-]{35}" + _E),
-    ("jwt", _B + r"eyJ[A-Za-z0-9_-]{8,}+\.eyJ[A-Za-z0-9_-]{8,}+\.[A-Za-z0-9_-]*+"),
-    ("auth-header", r"(?i)(?<![a-z0-9_\]-])(?:proxy-)?authorization[\"']?\s*+[:=]\s*+[\"']?"
-                    r"(?:(?:bearer|basic|token|digest|negotiate)\s++)?+"
-                    r"(?<value>" + _NOT_REDACTED + r"(?![$%{<])(?!(?:bearer|basic|token|digest|negotiate)\b)"
-                    r"[^\s\"'\\,;]{4,}+)"),
-    ("bearer-token", r"(?<![A-Za-z0-9_\]-])Bearer\s++(?<value>" + _NOT_REDACTED
-                     + r"(?=[A-Za-z._~+/-]{0,200}+[0-9])[A-Za-z0-9._~+/-]{20,}+=*+)"),
-    ("url-credentials", r"(?<![A-Za-z0-9+.\]-])[A-Za-z][A-Za-z0-9+.-]{1,15}+://"
-                        r"(?<value>" + _NOT_REDACTED + r"[^\s/@:\"'\\<>\[\]]++:[^\s/@\"'\\<>]++)@"),
-    ("query-credential", r"(?i)[?&;](?:access_token|refresh_token|id_token|auth_token|token|api_key|apikey"
-                         r"|api-key|key|secret|client_secret|password|passwd|pwd|sig|signature"
-                         r"|x-amz-signature|x-amz-credential|x-amz-security-token)="
-                         r"(?<value>" + _NOT_REDACTED + r"[^&#\s\"'\\<>]++)"),
-    # NAME=value / "name": "value" where the name ends in a secret word (DB_PASSWORD, apiKey) and
-    # the value looks like one
-    # (at least 6 chars with a letter and a digit; `$VAR`, `${…}` and code are left alone).
-    ("credential", r"(?i)(?:password|passwd|pwd|secret|token|api[_-]?key"
-                   r"|access[_-]?key|auth[_-]?key|private[_-]?key|client[_-]?secret)[\"']?\s*+[=:]\s*+[\"']?"
-                   r"(?<value>" + _NOT_REDACTED + r"(?![$%{<])(?=[^\s\"'\\,;&<>(){}\[\]0-9]{0,200}+[0-9])"
-                   r"(?=[^\s\"'\\,;&<>(){}\[\]a-z]{0,200}+[a-z])[^\s\"'\\,;&<>(){}\[\]]{6,}+)"),
-)
 
 # (literal, reach) for the case-ignoring patterns: every match holds one literal, at most `reach`
 # chars after the match start, followed by what `_FOLLOWS[literal]` matches (for the two name
 # alternations, the union over the names of both patterns, so one scan per literal serves both).
 # (A case-sensitive pattern needs none: `regex` finds its leading literal as fast as `str.find`.)
-_SEP = r"[\"']?\s*+[=:]"
-_FOLLOWS = {"token": _SEP, "key": _SEP, "secret": _SEP, "passw": "(?:or)?d" + _SEP, "pwd": _SEP,
-            "sig": "(?:nature)?=", "credential": "=", "aws": "_?secret", "authorization": _SEP}
-_ANCHORS: dict[str, tuple[tuple[str, int], ...]] = {
-    "aws-secret-key": (("aws", 0),),
-    "auth-header": (("authorization", len("proxy-")),),
-    "query-credential": (("token", 16), ("key", 5), ("secret", 8), ("passw", 1), ("pwd", 1), ("sig", 7),
-                         ("credential", 7)),
-    "credential": (("passw", 0), ("pwd", 0), ("secret", 7), ("token", 0), ("key", 8)),
-}
+_SEP = r"(?:\\*+[\"'])?+\s*+[=:]"
+_FOLLOWS = {"token": _SEP, "key": _SEP, "secret": _SEP, "passw": "(?:or)?d" + _SEP, "pass": _SEP, "pwd": _SEP,
+            "sig": "(?:nature)?=", "credential": "s?" + _SEP, "access": "_?key", "authorization": _SEP}
 # Run on `_ascii_lower(text)`, where case-sensitive lower-case literals find what `(?i)` finds in text.
 _FINDERS = {lit: regex.compile(regex.escape(lit) + then) for lit, then in _FOLLOWS.items()}
 # The only non-ASCII characters that `(?i)` matches to an ASCII letter (`İ` → i, `ſ` → s, Kelvin
 # sign → k), which `_ascii_lower` leaves as they are: a text holding one is scanned the plain way.
 _FOLD_TRAPS = ("\u0130", "\u017f", "\u212a")
+
+# A value holding one of these is a placeholder or a masked value, not a secret.
+_PLACEHOLDER = regex.compile(r"xxxx|XXXX|\*\*\*|\.\.\.|…|<[^>]*+>|\$\{|\{\{"
+                             r"|(?i:example|placeholder|change_?me|your[_-]|_here(?![a-z])|dummy|redacted"
+                             r"|replace[_-]?me|insert[_-]?(?:your|key|token))")
+# A free-form value that is one of these words (after a `user:`) or reads an environment variable.
+_PLACEHOLDER_WORD = regex.compile(r"(?i)(?:[^:]*+:)?+(?:password|passwd|pass|secret|token)"
+                                  r"|(?:process\.env|os\.environ|env)\.[A-Za-z_].*+")
+_PATH = regex.compile(r"(?:~|\.{1,2})?/?+(?:[\w.-]++/)++[\w.-]*?\.[A-Za-z][A-Za-z0-9]{0,7}(?::[0-9]++)*+"
+                      r"|(?:~|\.{1,2})/[\w./-]++")
+_NO_PLACEHOLDER_CHECK = frozenset({"private-key"})
+
+
+def _not_a_secret(sp: SecretPattern, value: str) -> bool:
+    """A match that only looks like a credential: a placeholder, a masked value or a path."""
+    if sp.kind in _NO_PLACEHOLDER_CHECK:
+        return False
+    if _PLACEHOLDER.search(value) or _PLACEHOLDER_WORD.fullmatch(value):
+        return True
+    return sp.generic and _PATH.fullmatch(value) is not None
 
 
 def _ascii_lower(text: str) -> str:
@@ -120,14 +115,18 @@ def _ascii_lower(text: str) -> str:
     return text.encode("utf-16-le", "surrogatepass").lower().decode("utf-16-le", "surrogatepass")
 
 
-def _pattern(kind: str, spec: str) -> SecretPattern:
-    folded = spec.startswith("(?i)")
-    anchors = _ANCHORS.get(kind, ())
-    assert not folded or anchors, f"{kind}: a case-ignoring pattern needs anchors"
-    return SecretPattern(kind, regex.compile(spec), folded, anchors)
+def _patterns(kind: Kind) -> Iterator[SecretPattern]:
+    for spec in (kind.spec,) if isinstance(kind.spec, str) else kind.spec:
+        folded = spec.startswith("(?i)")
+        assert not folded or kind.anchors, f"{kind.name}: a case-ignoring pattern needs anchors"
+        assert all(lit in _FOLLOWS for lit, _ in kind.anchors), f"{kind.name}: an anchor without a finder"
+        yield SecretPattern(kind.name, regex.compile(spec), folded, kind.anchors if folded else (), kind.needs,
+                            kind.generic)
 
 
-PATTERNS: tuple[SecretPattern, ...] = tuple(_pattern(k, p) for k, p in _SPECS)
+# One pattern per spec: a spec that starts with one literal is found as fast as `str.find`, an
+# alternation of literals is tried at every position, so a kind's alternatives are split.
+PATTERNS: tuple[SecretPattern, ...] = tuple(sp for k in KINDS for sp in _patterns(k))
 
 
 def _anchored(sp: SecretPattern, text: str, low: str, hits: dict[str, list[int]]) -> Iterator[regex.Match[str]]:
@@ -156,8 +155,9 @@ def _anchored(sp: SecretPattern, text: str, low: str, hits: dict[str, list[int]]
 def redact(text: str, *, fast: bool = True) -> tuple[str, list[str]]:
     """The text with every secret replaced, and the list of removed secret values (in order).
 
-    The patterns apply one after the other, each to the previous one's output.  `fast=False`
-    scans with every pattern everywhere: the same result, slower (the reference for tests).
+    The patterns apply one after the other, each to the previous one's output (a pattern with
+    `needs` only to a text holding one of them).  `fast=False` scans with every pattern everywhere
+    instead of next to anchors: the same result, slower (the reference for tests).
     """
     removed: list[str] = []
     low: str | None = None
@@ -170,13 +170,21 @@ def redact(text: str, *, fast: bool = True) -> tuple[str, list[str]]:
                 if len(low) != len(text) or (not text.isascii() and any(t in text for t in _FOLD_TRAPS)):
                     fast = False
             use_low = fast
+        if sp.needs and not any(n in text for n in sp.needs):
+            continue
         found = _anchored(sp, text, low, hits) if use_low else sp.pattern.finditer(text)  # type: ignore[arg-type]
         pieces: list[str] = []
         pos = 0
+        has_value = "value" in sp.pattern.groupindex
         for m in found:
-            s, e = m.span("value") if "value" in sp.pattern.groupindex else m.span()
-            pieces += (text[pos:s], redaction(sp.kind))
-            removed.append(text[s:e])
+            s, e = m.span("value") if has_value else (-1, -1)
+            if s < 0:  # no `value` group, or not in the branch that matched: the whole match
+                s, e = m.span()
+            value = text[s:e]
+            if _not_a_secret(sp, value):
+                continue
+            pieces += (text[pos:s], redaction(sp.kind, value))
+            removed.append(value)
             pos = e
         if pieces:
             pieces.append(text[pos:])
@@ -187,7 +195,8 @@ def redact(text: str, *, fast: bool = True) -> tuple[str, list[str]]:
 
 
 # Joins texts for one scan: no pattern matches across it (every value class stops at whitespace
-# or NUL, every lookbehind is negative, so a text's edges behave as at the start or end of text).
+# or NUL, and no lookbehind takes the separator for more than a line break, so a text's edges
+# behave as at the start or end of text).
 _JOIN = "\n\x00\n"
 BATCH_CHARS = 4 * 1024 * 1024
 
@@ -195,7 +204,7 @@ BATCH_CHARS = 4 * 1024 * 1024
 def redact_many(texts: Sequence[str]) -> list[tuple[str, list[str]]]:
     """`[redact(t) for t in texts]`, scanning batches of texts joined together.
 
-    One scan per batch instead of one per text saves the per-call cost of 14 patterns on many
+    One scan per batch instead of one per text saves the per-call cost of every pattern on many
     short texts.  The joined scan only tells which texts hold a secret; those are redacted again
     one by one, so every result is exactly `redact(text)`.
     """

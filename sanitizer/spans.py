@@ -10,7 +10,7 @@ Truncation contract (DESIGN.md §3):
   are added up instead of counting the marker text, so repeated cuts stay truthful.
 * Cut points move *outward* (more text kept) until they are outside every protected span:
   URLs, file paths, inline code, `--flags`, tags (`<name …>`), existing markers and other rules'
-  placeholders (`[REDACTED:…]`, `[image: …]`, `[removed …]`), error lines (lines with `Error`,
+  placeholders (`[REDACTED:<kind>:<fp>]`, `[image: …]`, `[removed …]`), error lines (lines with `Error`,
   `Exception`, `Traceback`, `FAILED`, `exit code`; the whole line with its newlines), blocks of
   the protected tags (`<key_info>` always; an unclosed one reaches the end of the text), extra
   "atomic" tag blocks, a grapheme cluster (`regex` `\\X`, which also keeps `\\r\\n` whole) and a

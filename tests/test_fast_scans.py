@@ -28,7 +28,8 @@ SECRET_BITS = ["password", "PassWd", "pwd", "secret", "client_", "token", "refre
                "KEY", "aws", "access", "sig", "nature", "x-amz-", "security-", "credential", "=", ":", " ", "\t", '"', "'",
                "?", "&", ";", "abc123", "Z9", "hunter22", "\n", "\u212a", "\u017f", "\u0130", "é", "AKIA", "PRIVATE KEY", "sk-", "://", "@", "Bearer ", "ghp_",
                "authorization", "proxy-", "Authorization", "AWS", "_secret", "_access", "_key", "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY", "[REDACTED:x]", "$V", "\u00a0", "\u3000", "\u2028", "\u205f", "\u1680", "\u0141",
-               "\u4e2d", "\U00010441", "\U0001f600", "\ud801", "\udc41", "\udc80"]
+               "\u4e2d", "\U00010441", "\U0001f600", "\ud801", "\udc41", "\udc80",
+               "_pass", "credentials", "SecretAccessKey", "\\\"", "\\n", "Proxy-", "Basic ", "ssws "]
 
 
 @settings(max_examples=600, deadline=None)

@@ -212,7 +212,7 @@ def test_cut_is_deterministic_with_atomic_tags(text: str, head: int, tail: int, 
 # Whole spans separated by a space or a line break: a cut point may fall between them, never inside.
 SPANS = ["https://example.com/a/b?x=1", "/usr/lib/python3/site.py", "src/app/main.py", "`make test`",
          "--max-count=3", "<result id=\"7\">", "<tool\n  name=\"grep\"\n  path=\"a/b\">", "C:\\Users\\me\\x.txt",
-         "[REDACTED:jwt]"]
+         "[REDACTED:jwt]", "[REDACTED:jwt:3f9a]"]
 SEPS = [" ", "\n", "\r\n", " words here ", "\nplain line\n"]
 
 

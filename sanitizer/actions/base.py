@@ -70,7 +70,7 @@ class Action:
     selected parts, returns changes keyed by the part's index in that list) is set.
     `kinds` is the default part-kind selector of a rule using this action.
     `always`: the change applies even when the text does not get shorter in tokens (redaction:
-    `[REDACTED:credential]` may be longer than the password it hides, and must still win).
+    `[REDACTED:credential:3f9a]` may be longer than the password it hides, and must still win).
     """
 
     name: str

@@ -65,13 +65,14 @@ REDACT_SECRETS = Action(
     name="redact-secrets",
     options=RedactSecretsOptions,
     doc=Doc(
-        what="Replaces credentials by `[REDACTED:<kind>]`: OpenAI/Anthropic/Google keys, GitHub and "
-             "Slack tokens, AWS key ids and secret keys, JWTs, PEM private keys, Authorization "
-             "headers, URL user:password, credential query parameters and NAME=value secrets",
+        what="Replaces credentials by `[REDACTED:<kind>:<fp>]` (`<fp>`: 4 hex digits of the secret's sha256, "
+             "so two keys stay apart): private keys, provider tokens (OpenAI, Anthropic, GitHub, GitLab, Slack, "
+             "AWS, Stripe, Google and 40 more), Authorization headers, URL user:password, connection "
+             "strings, credential flags and NAME=value secrets; see Secret kinds",
         why="Credentials must never reach a second model or a log",
         loses="The secret values (their kind stays visible); also inside <key_info>",
         before="git clone https://alice:s3cret@github.com/acme/app.git",
-        after="git clone https://[REDACTED:url-credentials]@github.com/acme/app.git",
+        after="git clone https://[REDACTED:url-credentials:1fe2]@github.com/acme/app.git",
     ),
     kinds=("text", "thinking", "tool_call", "tool_result"),
     run_batch=redact_secrets,

@@ -1,0 +1,74 @@
+"""What a kind of credential is: its name, its shape, its pattern and its examples.
+
+The kinds themselves are listed in `secret_providers` (values recognised by their own prefix or
+shape) and `secret_named` (values recognised by the name or syntax around them); `secrets.KINDS`
+joins them in the order the patterns run.
+
+Examples are made up.  Their bodies come from `fake` (a fixed pseudo-random generator) and their
+prefixes are split in the source, so no scanner mistakes this code for a leaked credential.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+AN = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
+HEX = "0123456789abcdef"
+B64 = AN + "+/"
+URLSAFE = AN + "_-"
+
+
+def fake(alphabet: str, n: int, seed: int) -> str:
+    """`n` characters of `alphabet`, always the same for the same seed: a made-up secret body."""
+    out, x = [], seed * 2654435761 + 12345
+    for _ in range(n):
+        x = (x * 6364136223846793005 + 1442695040888963407) % 2**64
+        out.append(alphabet[(x >> 33) % len(alphabet)])
+    return "".join(out)
+
+
+@dataclass(frozen=True, slots=True)
+class Example:
+    """`text` holds the credential `secret`: redacting `text` must remove every char of `secret`."""
+
+    text: str
+    secret: str
+
+
+def bare(secret: str) -> Example:
+    """An example whose text is the credential alone (a kind recognised by its own shape)."""
+    return Example(secret, secret)
+
+
+def named(template: str, secret: str) -> Example:
+    """An example where the credential sits in `template` at `{}` (a kind found by its context)."""
+    return Example(template.replace("{}", secret), secret)
+
+
+@dataclass(frozen=True, slots=True)
+class Kind:
+    """One kind of credential.
+
+    `spec`: the regex, or alternatives tried one after the other (group `value`, when present
+    in the branch that matched, is the part replaced; the rest stays).
+    `looks`: one line on what it looks like (the README's table).  `true`: texts holding such a
+    credential; `false`: lookalikes that must stay as they are.  `needs`: literals of which the
+    text must hold one for the pattern to run (a condition of the kind or a cheap skip).
+    `generic`: the value is free-form (found by a name), so paths and placeholders are not
+    secrets.  A `(?i)` spec must have `anchors` (see `secrets.SecretPattern`).
+    """
+
+    name: str
+    looks: str
+    spec: str | tuple[str, ...]
+    true: tuple[Example, ...]
+    false: tuple[str, ...]
+    needs: tuple[str, ...] = ()
+    generic: bool = False
+    anchors: tuple[tuple[str, int], ...] = ()
+
+
+# left boundary for token-shaped secrets (a `\\n` escape in a JSON string counts as a line break)
+B = r"(?:(?<![A-Za-z0-9_\]-])|(?<=\\[nrt]))"
+E = r"(?![A-Za-z0-9_\[-])"  # right boundary
+NOT_REDACTED = r"(?!\[REDACTED:)"
