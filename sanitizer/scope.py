@@ -3,7 +3,8 @@
 Protected by default: system messages, the first user message, and the last `keep_recent`
 messages (or the last messages within `tail_tokens`).  The tail never starts with a tool result
 whose call lies before it: the boundary moves back to the call, so a cut between middle and tail
-never splits a pair.  The latest user message is verbatim whatever the configuration.
+never splits a pair.  The latest user message is verbatim whatever the configuration, except
+that redaction reaches it: its credentials become markers.
 """
 
 from __future__ import annotations
@@ -21,7 +22,8 @@ class Scopes:
     latest_user: int | None
     count: int
 
-    def members(self, scope: str) -> frozenset[int]:
+    def members(self, scope: str, *, with_latest_user: bool = False) -> frozenset[int]:
+        """The messages of `scope`; the latest user ask only `with_latest_user` (redaction)."""
         everything = frozenset(range(self.count))
         if scope == "all":
             chosen = everything
@@ -31,7 +33,7 @@ class Scopes:
             chosen = self.tail
         else:  # older
             chosen = everything - self.head - self.tail
-        return chosen - {self.latest_user}
+        return chosen if with_latest_user else chosen - {self.latest_user}
 
     @property
     def protected(self) -> frozenset[int]:

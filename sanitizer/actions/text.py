@@ -62,6 +62,7 @@ def redact_secrets(parts: list[Part], opts: RedactSecretsOptions, ctx: Context) 
 
 REDACT_SECRETS = Action(
     always=True,
+    redacts=True,
     name="redact-secrets",
     options=RedactSecretsOptions,
     doc=Doc(
