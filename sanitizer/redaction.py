@@ -3,7 +3,7 @@
 `redact-secrets` scans the parts the rule selects.  The same-format copy also carries what a view
 does not read as parts: Claude Code `toolUseResult`, Codex `event_msg` payloads, SWE-agent
 `trajectory[]` entries, metadata fields, damaged lines, and a raw line that still holds the first
-value of a duplicate key.  `guard_document` runs before the rules, on every string of every record
+value of a duplicate key (`redaction_raw`).  `guard_document` runs before the rules, on every string of every record
 that is neither a part nor a linked copy; `settle_copies` runs after the write, on the linked
 copies no rule change reached (the engine redacts the others before it changes them, so a cut
 never splits a secret in a copy).
@@ -15,14 +15,13 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-import regex
-
 from . import secrets as _secrets
 from .model import Damaged, Document, Path, Problem, View, get_at
+from .redaction_raw import duplicates, redact_damaged, strings
 
 if TYPE_CHECKING:
     from .config import Config
@@ -34,16 +33,14 @@ KEY_MIN_CHARS = 16  # a dict key is scanned only from this length (keys are name
 # never edited.  (What this can lose: a credential glued into such a string without a separator.)
 OPAQUE_MIN_CHARS = 512
 _SEPARATORS = (" ", "\n", ".", ":", '"', "@", "&", "%", "\\")
-# Dict keys whose string value is scanned as `"key": "value"`, so a NAME: value pattern sees the name.
 # A short plain string made only of these is an id, a hash, a timestamp or a word: no credential
 # shape is, unless its key names a secret (then it is scanned as a pair).
 INERT_MAX_CHARS = 64
 _HEXLIKE = "0123456789abcdef-:.TZ+"
 _WORDLIKE = "abcdefghijklmnopqrstuvwxyz_-. "
+# Dict keys whose string value is scanned as `"key": "value"`, so a NAME: value pattern sees the name.
 _SECRET_WORDS = ("pass", "pwd", "secret", "token", "key", "auth", "cred", "sig", "cookie", "session")
 _TEXT_KINDS = ("text", "thinking", "tool_result", "tool_call")
-# A JSON string literal (the last one of a damaged line may be unterminated).
-_STRING = regex.compile(r'"(?:[^"\\]|\\.)*+"?', regex.S)
 
 
 @dataclass(slots=True)
@@ -88,7 +85,7 @@ def redact_text(text: str) -> str:
 def redact_tree(node: Any) -> Any:
     """A copy of a JSON-like tree (dicts, lists, strings) with every string redacted (keys too)."""
     leaves: list[str] = []
-    _strings(node, leaves)
+    strings(node, leaves)
     done = dict(zip(leaves, (t for t, _ in _secrets.redact_many(leaves)), strict=True))
 
     def build(n: Any) -> Any:
@@ -101,19 +98,6 @@ def redact_tree(node: Any) -> Any:
         return n
 
     return build(node)
-
-
-def _strings(node: Any, out: list[str]) -> None:
-    stack = [node]
-    while stack:
-        n = stack.pop()
-        if isinstance(n, str):
-            out.append(n)
-        elif isinstance(n, dict):
-            out.extend(k for k in n if isinstance(k, str))
-            stack.extend(n.values())
-        elif isinstance(n, list | tuple):
-            stack.extend(n)
 
 
 def _settled(doc: Document, views: Iterable[View]) -> tuple[dict[int, set[Any]], dict[int, set[Any]]]:
@@ -255,6 +239,17 @@ def guard_document(doc: Document, views: Sequence[View]) -> list[Found]:
                 found.extend(_damaged(doc, i, rec))
             continue
         counts[i] = walk.record(i, doc.records)
+    for index, container, key, old, new, removed in _apply(walk):
+        doc.dirty.add(index)
+        found.append(Found(index, _path_to(doc.records[index], container, key), len(old), len(new),
+                           "\n".join(removed)))
+    duplicates(doc, counts)
+    return found
+
+
+def _apply(walk: _Walk) -> Iterator[tuple[int, Any, Any, str, str, list[str]]]:
+    """Scan what `walk` collected in one batch and write each redaction in place:
+    (record, container, key, old, new, removed) for each."""
     results = _secrets.redact_many([t for _, _, _, t, _ in walk.todo])
     for (index, container, key, text, prefix), (new, removed) in zip(walk.todo, results, strict=True):
         if not removed or new == text:
@@ -269,11 +264,31 @@ def guard_document(doc: Document, views: Sequence[View]) -> list[Found]:
             if prefix is not None:
                 new = new[len(prefix):-1] if new.startswith(prefix) and new.endswith('"') else redact_text(old)
             container[key] = new
-        doc.dirty.add(index)
-        found.append(Found(index, _path_to(doc.records[index], container, key), len(old), len(new),
-                           "\n".join(removed)))
-    _duplicates(doc, counts)
-    return found
+        yield index, container, key, old, new, removed
+
+
+def redact_json_text(text: str) -> tuple[str, list[str]]:
+    """A JSON text (tool arguments, a JSON tool output) with the credentials of its decoded strings
+    redacted, and the removed values; the text itself when it is not JSON or holds none.
+
+    Scanned as text, an escape hides a value (`\\nghp_…`: the `n` joins the token; `\\"password\\":`);
+    decoded, it does not.  Only a text with a backslash can differ, so only such a text is decoded.
+    A text with a finding is written again with the separators it used.
+    """
+    head = text.lstrip()[:1]
+    if head not in ("{", "[") or "\\" not in text:
+        return text, []
+    try:
+        value = json.loads(text)
+    except ValueError:
+        return text, []
+    walk = _Walk({}, {})
+    walk.record(0, [value])
+    removed = [r for *_, found in _apply(walk) for r in found]
+    if not removed:
+        return text, []
+    compact = '": ' not in text and '", ' not in text
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":") if compact else None), removed
 
 
 def settle_copies(doc: Document, views: Sequence[View]) -> list[Found]:
@@ -314,47 +329,6 @@ def _path_to(root: Any, container: Any, key: Any) -> list[Any]:
     return []  # `container` is the record list: the record itself is the string
 
 
-def redact_damaged(raw: str) -> tuple[str, list[str]]:
-    """A damaged line with its credentials redacted and every other byte kept.
-
-    The raw text is scanned as it is; then each JSON string literal holding an escape is decoded
-    and scanned again (an escaped quote or `\\u` escape can hide a value from the raw scan), and
-    only a literal with a finding there is written again, from its redacted decoded text.
-    """
-    new, removed = _secrets.redact(raw)
-    if "\\" not in new:
-        return new, removed
-    pieces: list[str] = []
-    pos = 0
-    for m in _STRING.finditer(new):
-        literal = m.group()
-        closed = len(literal) > 1 and literal.endswith('"') and not _odd_backslashes(literal)
-        body = literal[1:-1] if closed else literal[1:]
-        if "\\" not in body:
-            continue
-        try:
-            decoded = json.loads('"' + body.rstrip("\\") + '"')
-        except ValueError:
-            continue
-        red, more = _secrets.redact(decoded)
-        if not more or red == decoded:
-            continue
-        encoded = json.dumps(red, ensure_ascii=False)[1:-1]
-        pieces += [new[pos:m.start() + 1], encoded]
-        pos = m.start() + 1 + len(body)
-        removed = removed + more
-    if not pieces:
-        return new, removed
-    pieces.append(new[pos:])
-    return "".join(pieces), removed
-
-
-def _odd_backslashes(literal: str) -> bool:
-    """True when the closing `"` of `literal` is itself escaped (the literal is unterminated)."""
-    n = len(literal) - 1 - len(literal[:-1].rstrip("\\"))
-    return n % 2 == 1
-
-
 def _damaged(doc: Document, index: int, rec: Damaged) -> list[Found]:
     new, removed = redact_damaged(rec.raw)
     if not removed or new == rec.raw:
@@ -363,66 +337,3 @@ def _damaged(doc: Document, index: int, rec: Damaged) -> list[Found]:
     doc.problems.append(Problem(doc.source, rec.line, f"{len(removed)} credential(s) redacted in this damaged "
                                                       "line; the rest of it is copied through unchanged"))
     return [Found(index, [], len(old), len(new), "\n".join(removed))]
-
-
-def _raw_keys(raw: str) -> int:
-    """The keys a JSON text spells (`"…":`), never more than it holds: `":` inside a string is `\\":`."""
-    return raw.count('":') - raw.count('\\":')
-
-
-def _duplicates(doc: Document, counts: list[int]) -> None:
-    """Warn about duplicate keys (file:line); the record is then written from its parsed value."""
-    if doc.raw_lines is not None and doc.container == "jsonl":
-        for i, raw in enumerate(doc.raw_lines[:len(doc.records)]):
-            if not isinstance(doc.records[i], Damaged) and _raw_keys(raw) > counts[i]:
-                dups = _duplicate_keys(raw)
-                for key, values in dups:
-                    doc.problems.append(Problem(doc.source, doc.line_of(i), _duplicate_message(key, values)))
-                if dups:
-                    doc.dirty.add(i)
-    elif doc.raw_text is not None and _raw_keys(doc.raw_text) > sum(counts):
-        dups = _duplicate_keys(doc.raw_text)
-        for key, values in dups:
-            doc.problems.append(Problem(doc.source, _line_of_second(doc.raw_text, key),
-                                        _duplicate_message(key, values)))
-        if dups and doc.records:
-            doc.dirty.add(0)
-
-
-def _duplicate_keys(raw: str) -> list[tuple[str, list[Any]]]:
-    found: list[tuple[str, list[Any]]] = []
-
-    def hook(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-        obj = dict(pairs)
-        if len(obj) != len(pairs):
-            seen: dict[str, list[Any]] = {}
-            for k, v in pairs:
-                seen.setdefault(k, []).append(v)
-            found.extend((k, vs) for k, vs in seen.items() if len(vs) > 1)
-        return obj
-
-    try:
-        json.loads(raw, object_pairs_hook=hook)
-    except ValueError:
-        return []
-    return found
-
-
-def _duplicate_message(key: str, values: list[Any]) -> str:
-    dropped: list[str] = []
-    for v in values[:-1]:
-        _strings(v, dropped)
-    secret = any(removed for _, removed in _secrets.redact_many(dropped))
-    name = redact_text(key)
-    name = name if len(name) <= 60 else name[:57] + "..."
-    note = "; a dropped value held a credential, which is not copied" if secret else ""
-    return (f"duplicate key {json.dumps(name, ensure_ascii=False)} in one object: the last of its "
-            f"{len(values)} values is kept, the record is written from it{note}")
-
-
-def _line_of_second(text: str, key: str) -> int | None:
-    token = json.dumps(key, ensure_ascii=False) + ":"
-    first = text.find(token)
-    second = text.find(token, first + 1) if first >= 0 else -1
-    at = second if second >= 0 else first
-    return text.count("\n", 0, at) + 1 if at >= 0 else None

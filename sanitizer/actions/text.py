@@ -17,6 +17,7 @@ from .. import spans as _spans
 from .. import tags as _tags
 from ..images import image_placeholder_text, label_of
 from ..model import Part
+from ..redaction import redact_json_text
 from .base import Action, Change, Context, Doc
 from .tagged import protected_tags
 
@@ -54,6 +55,9 @@ def redact_secrets(parts: list[Part], opts: RedactSecretsOptions, ctx: Context) 
     out: dict[int, Change] = {}
     for i, (part, (new, removed)) in enumerate(zip(parts, _secrets.redact_many([p.text for p in parts]),
                                                    strict=True)):
+        if part.kind in ("tool_call", "tool_result") and "\\" in new:  # JSON text: its decoded strings too
+            new, more = redact_json_text(new)
+            removed = removed + more
         if removed and new != part.text:
             # A signed thinking block may not be edited in place: it becomes a plain text part instead.
             out[i] = Change(text=new, removed="\n".join(removed), replace=part.signed)
