@@ -195,10 +195,17 @@ class _Walk:
                             kind = kinds.get(k)
                             if kind is None:
                                 kind = kinds[k] = _key_kind(k)
-                            if kind == _LONG:
+                            if kind == _PLAIN:  # the common case, inline: most values are short ids
+                                n = len(v)
+                                if n < LEAF_MIN_CHARS or n <= INERT_MAX_CHARS and not (
+                                        v.strip(_HEXLIKE) and v.strip(_WORDLIKE)):
+                                    continue
+                                if n < OPAQUE_MIN_CHARS:
+                                    todo.append((index, node, k, v, None))
+                                    continue
+                            elif kind == _LONG:
                                 todo.append((index, node, None, k, None))
-                            if kind == _NAMED or len(v) >= LEAF_MIN_CHARS:
-                                self._leaf(index, node, k, v, kind)
+                            self._leaf(index, node, k, v, kind)
                     elif t is dict or t is list:
                         stack.append((v, scan and k not in deep))
             else:
@@ -267,28 +274,43 @@ def _apply(walk: _Walk) -> Iterator[tuple[int, Any, Any, str, str, list[str]]]:
         yield index, container, key, old, new, removed
 
 
-def redact_json_text(text: str) -> tuple[str, list[str]]:
-    """A JSON text (tool arguments, a JSON tool output) with the credentials of its decoded strings
-    redacted, and the removed values; the text itself when it is not JSON or holds none.
+def redact_json_texts(texts: Sequence[str]) -> list[tuple[str, list[str]] | None]:
+    """For each JSON text (tool arguments, a JSON tool output) holding an escape: the text with the
+    credentials of its decoded strings redacted, and the removed values; None for any other text
+    (scan that one as text).
 
     Scanned as text, an escape hides a value (`\\nghp_…`: the `n` joins the token; `\\"password\\":`);
-    decoded, it does not.  Only a text with a backslash can differ, so only such a text is decoded.
-    A text with a finding is written again with the separators it used.
+    decoded, it does not, and a `"name": "value"` member is scanned as a pair, so the decoded scan
+    finds what the text scan does.  Only a text with a backslash can differ.  A text with a finding
+    is written again with the separators it used; the strings of all texts are scanned in one batch.
     """
-    head = text.lstrip()[:1]
-    if head not in ("{", "[") or "\\" not in text:
-        return text, []
-    try:
-        value = json.loads(text)
-    except ValueError:
-        return text, []
+    out: list[tuple[str, list[str]] | None] = [None] * len(texts)
+    roots: list[Any] = []
+    at: list[int] = []
     walk = _Walk({}, {})
-    walk.record(0, [value])
-    removed = [r for *_, found in _apply(walk) for r in found]
-    if not removed:
-        return text, []
-    compact = '": ' not in text and '", ' not in text
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":") if compact else None), removed
+    for i, text in enumerate(texts):
+        if "\\" not in text or text.lstrip()[:1] not in ("{", "["):
+            continue
+        try:
+            roots.append(json.loads(text))
+        except ValueError:
+            continue
+        at.append(i)
+        out[i] = (text, [])
+        walk.record(len(roots) - 1, roots)
+    found: dict[int, list[str]] = {}
+    for index, *_, removed in _apply(walk):
+        found.setdefault(index, []).extend(removed)
+    for j, removed in found.items():
+        text = texts[at[j]]
+        compact = '": ' not in text and '", ' not in text
+        out[at[j]] = (json.dumps(roots[j], ensure_ascii=False, separators=(",", ":") if compact else None), removed)
+    return out
+
+
+def redact_json_text(text: str) -> tuple[str, list[str]]:
+    """`redact_json_texts` for one text; the text itself when it is not JSON with an escape."""
+    return redact_json_texts([text])[0] or (text, [])
 
 
 def settle_copies(doc: Document, views: Sequence[View]) -> list[Found]:
