@@ -2,8 +2,9 @@
 
 The engine is the only place that changes parts.  It enforces what no action may break: a
 signed thinking block is never edited in place, a change must make the text shorter in tokens,
-the latest user message and protected messages are out of scope, and linked copies of an
-output receive the same treatment as the output itself.
+the latest user message and protected messages are out of scope (redaction alone reaches the
+latest user message), and linked copies of an output receive the same treatment as the output
+itself (while redaction is on, a copy's own credentials go before any other change to it).
 """
 
 from __future__ import annotations
@@ -102,7 +103,7 @@ class Engine:
             else:
                 assert rule.action.run is not None
                 items = [(p, rule.action.run(p, rule.options, ctx)) for p in selected]
-            if rule.action.redacts:  # a copy that follows one of these holds no credential it does not
+            if rule.action.redacts:  # a copy that follows a scanned part holds no credential of its own
                 ctx.cache["redacted_parts"].update(map(id, selected))
             st = stats.setdefault(rule.name, RuleStats())
             for part, change in items:
@@ -220,7 +221,7 @@ class Engine:
                 texts[i] = change.text
                 continue
             if redacting and i not in part.meta.setdefault("copies_redacted", set()) and not (
-                    id(part) in ctx.cache["redacted_parts"] and follows(current, old)):
+                    id(part) in ctx.cache.get("redacted_parts", ()) and follows(current, old)):
                 # A copy's own credentials go before any other change to it: a cut never splits one.
                 part.meta["copies_redacted"].add(i)
                 new, removed = _secrets.redact(current)

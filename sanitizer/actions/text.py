@@ -17,7 +17,7 @@ from .. import spans as _spans
 from .. import tags as _tags
 from ..images import image_placeholder_text, label_of
 from ..model import Part
-from ..redaction import redact_json_texts
+from ..redaction_walk import redact_json_texts
 from .base import Action, Change, Context, Doc
 from .tagged import protected_tags
 
