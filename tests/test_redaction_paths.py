@@ -2,8 +2,9 @@
 
 A case is one conversation in one format with fake credentials planted in chosen placements
 (user and assistant text, tool output, tool-call arguments, thinking, `<key_info>`, the latest
-user ask, a damaged line, a duplicate key, Claude Code `toolUseResult`, Codex `event_msg`, the
-cut point of a long text, a metadata field), either among the older messages or in the tail.
+user ask, a damaged line, a duplicate key, Claude Code `toolUseResult`, Codex `event_msg`,
+SWE-agent `trajectory[]`, the cut point of a long text, a metadata field), either among the older
+messages or in the tail, in seven formats.
 Every output must hold no 12-character window of any planted value: the same-format copy,
 `text()`, `conversations()`, the JSON report, `fallback_summary`, `summarize_with_fallback` when
 every summarizer fails, and the command line (`--to same|text|messages`, `--summary`, `--report
@@ -106,7 +107,7 @@ def leaks(output: str, values: Iterable[str]) -> list[str]:
 # --- building a conversation with credentials in chosen places --------------------------------
 
 PLACEMENTS = ("user", "assistant", "tool_output", "tool_args", "thinking", "key_info", "latest_user", "cut_point",
-              "metadata", "damaged_line", "duplicate_key", "tool_use_result", "event_msg")
+              "metadata", "damaged_line", "duplicate_key", "tool_use_result", "event_msg", "trajectory")
 # Where each format can hold a placement (a placement it cannot hold is simply not drawn).
 HOLDS = {
     "openai_chat": {"user", "assistant", "tool_output", "tool_args", "thinking", "key_info", "latest_user",
@@ -117,8 +118,10 @@ HOLDS = {
                   "cut_point", "metadata"},
     "dataset": {"user", "assistant", "tool_output", "tool_args", "key_info", "latest_user", "cut_point",
                 "metadata", "damaged_line", "duplicate_key"},
-    "claude_code": set(PLACEMENTS) - {"event_msg"},
-    "codex": set(PLACEMENTS) - {"tool_use_result"},
+    "swe_agent": {"user", "assistant", "tool_output", "tool_args", "key_info", "latest_user", "cut_point",
+                  "metadata", "trajectory"},
+    "claude_code": set(PLACEMENTS) - {"event_msg", "trajectory"},
+    "codex": set(PLACEMENTS) - {"tool_use_result", "trajectory"},
 }
 FILLER = "Checked the build output and the failing step again; nothing else changed here."
 LONG = "\n".join(f"line {i}: compiling module_{i} ok" for i in range(700))
@@ -269,6 +272,22 @@ def dataset(plants: dict[str, str], older: bool) -> str:
                  (1, '{"id": "episode-d", "messages": [{"role": "user", "content": "hi"}], ', "}"))
 
 
+def swe_agent(plants: dict[str, str], older: bool) -> dict[str, Any]:
+    """A SWE-agent 1.x trajectory: `history` (chat messages, `tool_call_ids` lists) and the
+    `trajectory[]` steps that store the same texts again (the observation wrapped, so it differs)."""
+    history = chat_messages({k: v for k, v in plants.items() if k != "metadata"}, older)
+    for m in history:
+        m.pop("reasoning_content", None)
+        if m["role"] == "tool":
+            m["tool_call_ids"] = [m.pop("tool_call_id")]
+    call = history[2]
+    step = {"response": call["content"], "thought": call["content"], "action": "run make",
+            "observation": "(Open file: n/a)\n" + history[3]["content"] + "\n" + _at(plants, "trajectory", ""),
+            "execution_time": 0.5}
+    return {"environment": "swe_main", "history": history, "trajectory": [step],
+            "info": {"exit_status": "submitted " + _at(plants, "metadata", "")}}
+
+
 def build(fmt: str, plants: dict[str, str], older: bool) -> tuple[str, str]:
     """(file name, text) of one case."""
     if fmt == "openai_chat":
@@ -277,6 +296,8 @@ def build(fmt: str, plants: dict[str, str], older: bool) -> tuple[str, str]:
         return "case.json", json.dumps(anthropic_body(plants, older))
     if fmt == "responses":
         return "case.json", json.dumps(responses_items(plants, older))
+    if fmt == "swe_agent":
+        return "case.traj", json.dumps(swe_agent(plants, older), indent=2)
     return "case.jsonl", {"claude_code": claude_code, "codex": codex, "dataset": dataset}[fmt](plants, older)
 
 
@@ -312,6 +333,8 @@ def outputs(fmt: str, name: str, text: str) -> dict[str, str]:
     obj = loader.to_object(doc)
     if fmt in ("claude_code", "codex", "dataset"):
         obj = [r for r in obj if isinstance(r, dict)]  # the library call takes parsed records
+    if fmt == "swe_agent":
+        obj = json.loads(text)
     chained = summarize_with_fallback(obj, [failing], format=fmt)
     out["summarize_with_fallback"] = chained.text + json.dumps(chained.to_dict())
     return out
