@@ -109,6 +109,8 @@ class Engine:
             for part, change in items:
                 if change is not None:
                     self._apply(rule, part, change, ctx, st, cuts, view)
+            if rule.action.redacts:
+                self._redact_copies(selected, ctx, view, cuts)
         if ctx.cache.get("copy_hits"):
             stats.setdefault(ctx.cache["redacting"], RuleStats()).hits += ctx.cache["copy_hits"]
         return scopes
@@ -243,6 +245,29 @@ class Engine:
                     rule.action.always or len(sub.text) < len(current)):
                 texts[i] = sub.text
         part.meta["copy_texts"] = texts
+
+    def _redact_copies(self, parts: list[Part], ctx: Context, view: View, cuts: list[Cut]) -> None:
+        """Right after redaction, before any cut: each linked copy of the scanned parts that holds
+        more than its part gets its own credentials redacted (all copies in one batch)."""
+        todo: list[tuple[Part, int, str]] = []
+        for part in parts:
+            if not part.copies:
+                continue
+            texts = part.meta.get("copy_texts") or [None] * len(part.copies)
+            part.meta["copy_texts"] = texts
+            done = part.meta.setdefault("copies_redacted", set())
+            for i, (record, path) in enumerate(part.copies):
+                current = texts[i] if texts[i] is not None else view.doc.get(record, path)
+                if i in done or not isinstance(current, str):
+                    continue
+                done.add(i)
+                if not follows(current, part.text):
+                    todo.append((part, i, current))
+        for (part, i, current), (new, removed) in zip(todo, _secrets.redact_many([t for *_, t in todo]), strict=True):
+            if removed and new != current:
+                part.meta["copy_texts"][i] = new
+                self._copy_cut(ctx.cache["redacting"], part, i, current, new, "\n".join(removed), view, cuts)
+                ctx.cache["copy_hits"] = ctx.cache.get("copy_hits", 0) + 1
 
     @staticmethod
     def _copy_cut(rule: str, part: Part, i: int, old: str, new: str, removed: str, view: View,

@@ -165,18 +165,26 @@ def settle_copies(doc: Document, views: Sequence[View]) -> list[Found]:
     """Redact, after the write, the linked copies no rule change reached.
 
     A copy of a changed part is settled by the engine (it carries the part's change, or redacts
-    the copy's own text before any other change: `Engine._carry_to_copies`).  What is left: the
-    copies of an unchanged part that hold more than the part does, and every copy of a dropped
-    part (the adapter writes no copy of it).
+    the copy's own text before any other change: `Engine._redact_copies`).  What is left: the
+    copies of an unchanged part (the adapter writes none: those the engine redacted are written
+    here, the others scanned), and every copy of a dropped part.
     """
     found: list[Found] = []
     for view in views:
         for p in view.parts:
             if not p.copies or (p.changed and not p.dropped):
                 continue
-            for record, path in p.copies:
+            texts = p.meta.get("copy_texts") or ()
+            done = p.meta.get("copies_redacted") or ()
+            for i, (record, path) in enumerate(p.copies):
                 old = _value(doc, record, path)
-                if not isinstance(old, str) or (not p.dropped and follows(old, p.text)):
+                if not isinstance(old, str):
+                    continue
+                if i in done and not p.dropped:  # redacted by the engine, not written: write it
+                    if texts[i] is not None and texts[i] != old:
+                        doc.set(record, path, texts[i])
+                    continue
+                if not p.dropped and follows(old, p.text):
                     continue
                 new, removed = _secrets.redact(old)
                 if removed and new != old:

@@ -18,7 +18,7 @@ LEAF_MIN_CHARS = 8  # no credential shape is shorter
 KEY_MIN_CHARS = 16  # a dict key is scanned only from this length (keys are names, rarely values)
 # A long ASCII string with no separator is a signature, an image or an encrypted blob (base64):
 # never edited.  (What this can lose: a credential glued into such a string without a separator.)
-OPAQUE_MIN_CHARS = 512
+OPAQUE_MIN_CHARS = 256
 _SEPARATORS = (" ", "\n", ".", ":", '"', "@", "&", "%", "\\")
 # A short plain string made only of these is an id, a hash, a timestamp or a word: no credential
 # shape is, unless its key names a secret (then it is scanned as a pair).
