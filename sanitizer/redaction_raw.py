@@ -82,17 +82,24 @@ def raw_keys(raw: str) -> int:
     return raw.count('":') - raw.count('\\":')
 
 
+def more_keys(raw: str, parsed: int) -> bool:
+    """True when `raw` spells more keys than its parsed value holds (`raw_keys(raw) > parsed`),
+    counting the escaped ones only when the plain count leaves the question open."""
+    spelled = raw.count('":')
+    return spelled > parsed and spelled - raw.count('\\":') > parsed
+
+
 def duplicates(doc: Document, counts: list[int]) -> None:
     """Warn about duplicate keys (file:line); the record is then written from its parsed value."""
     if doc.raw_lines is not None and doc.container == "jsonl":
         for i, raw in enumerate(doc.raw_lines[:len(doc.records)]):
-            if not isinstance(doc.records[i], Damaged) and raw_keys(raw) > counts[i]:
+            if not isinstance(doc.records[i], Damaged) and more_keys(raw, counts[i]):
                 dups = _duplicate_keys(raw)
                 for key, values in dups:
                     doc.problems.append(Problem(doc.source, doc.line_of(i), _duplicate_message(key, values)))
                 if dups:
                     doc.dirty.add(i)
-    elif doc.raw_text is not None and raw_keys(doc.raw_text) > sum(counts):
+    elif doc.raw_text is not None and more_keys(doc.raw_text, sum(counts)):
         dups = _duplicate_keys(doc.raw_text)
         for key, values in dups:
             doc.problems.append(Problem(doc.source, _line_of_second(doc.raw_text, key),
