@@ -8,7 +8,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from . import formats, loader, token_report, transcript
+from . import formats, loader, redaction, token_report, transcript
 from .config import Config, load
 from .engine import Cut, Engine, RuleStats
 from .formats.base import Adapter
@@ -105,10 +105,14 @@ class Sanitizer:
         # The text before the run is most of what the report counts: a big one is encoded by the
         # counter's worker processes while the rules run (this only fills the memo early).
         early = self.counter.count_many_later(before) if self.count_tokens and not defer_tokens else None
+        redacting = redaction.rule_of(self.config)
+        found = redaction.guard_document(doc, views) if redacting else []
         for view in views:
             if self.config.active:
                 self.engine.run(view, stats, cuts)
                 adapter.write(view)
+        if redacting:
+            redaction.record(found + redaction.settle_copies(doc, views), redacting, doc, stats, cuts)
         tally = self._fill_report(report, views, before, stats, cuts)
         if tally is not None and not defer_tokens:
             if early is not None:

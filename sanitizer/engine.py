@@ -2,8 +2,9 @@
 
 The engine is the only place that changes parts.  It enforces what no action may break: a
 signed thinking block is never edited in place, a change must make the text shorter in tokens,
-the latest user message and protected messages are out of scope, and linked copies of an
-output receive the same treatment as the output itself.
+the latest user message and protected messages are out of scope (redaction alone reaches the
+latest user message), and linked copies of an output receive the same treatment as the output
+itself (while redaction is on, a copy's own credentials go before any other change to it).
 """
 
 from __future__ import annotations
@@ -15,10 +16,12 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
+from . import secrets as _secrets
 from .actions.base import Change, Context
 from .config import Config, Rule
 from .images import label_of
 from .model import Part, View
+from .redaction import follows
 from .scope import Scopes, compute
 from .tags import find_blocks, outermost
 from .tokens import TokenCounter
@@ -79,6 +82,9 @@ class Engine:
         # Protected tag names are known before any rule runs, whether or not keep-tag selects parts.
         ctx.cache["protected_tags"] = {"key_info"} | {
             t for r in self.config.active if r.action.name == "keep-tag" for t in getattr(r.options, "tags", ())}
+        # The redaction rule's name while one is active: linked copies are redacted under it.
+        ctx.cache["redacting"] = next((r.name for r in self.config.active if r.action.redacts), None)
+        ctx.cache["redacted_parts"] = set()
         for p in view.parts:
             if p.call_id is None:
                 continue
@@ -87,7 +93,8 @@ class Engine:
             elif p.role == "tool":
                 ctx.results.setdefault(p.call_id, []).append(p)
         for rule in self.config.active:
-            selected = self._select(rule, view.parts, scopes.members(rule.scope), ctx)
+            members = scopes.members(rule.scope, with_latest_user=rule.action.redacts)
+            selected = self._select(rule, view.parts, members, ctx)
             if not selected:
                 continue
             if rule.action.run_batch is not None:
@@ -96,10 +103,16 @@ class Engine:
             else:
                 assert rule.action.run is not None
                 items = [(p, rule.action.run(p, rule.options, ctx)) for p in selected]
+            if rule.action.redacts:  # a copy that follows a scanned part holds no credential of its own
+                ctx.cache["redacted_parts"].update(map(id, selected))
             st = stats.setdefault(rule.name, RuleStats())
             for part, change in items:
                 if change is not None:
                     self._apply(rule, part, change, ctx, st, cuts, view)
+            if rule.action.redacts:
+                self._redact_copies(selected, ctx, view, cuts)
+        if ctx.cache.get("copy_hits"):
+            stats.setdefault(ctx.cache["redacting"], RuleStats()).hits += ctx.cache["copy_hits"]
         return scopes
 
     @staticmethod
@@ -109,7 +122,8 @@ class Engine:
         Whole-part replacements (digests, thinking placeholders) do not look inside the text;
         this is where "key_info is never cut, whatever else applies" is enforced for them.
         Tool arguments are JSON: compared decoded, and a change losing a block is refused
-        (appending would break the JSON).
+        (appending would break the JSON).  While redaction is on, blocks are compared and put
+        back redacted: a block is kept verbatim except for its credentials, never re-added in clear.
         """
         if "<" not in old:
             return change
@@ -119,8 +133,10 @@ class Engine:
             old, kept = _decoded(old), _decoded(kept)
         # Closed blocks first, then the outermost of them: a closed block inside an unclosed one
         # (`<key_info>a … <key_info>b</key_info>`) is kept too.
-        lost = [old[b.start:b.end] for b in outermost(b for b in find_blocks(old, names) if b.closed)
-                if old[b.start:b.end] not in kept]
+        blocks = [old[b.start:b.end] for b in outermost(b for b in find_blocks(old, names) if b.closed)]
+        lost = [b for b in blocks if b not in kept]
+        if lost and ctx.cache.get("redacting"):
+            lost = [r for r in (_secrets.redact(b)[0] for b in lost) if r not in kept]
         if not lost:
             return change
         if is_json:
@@ -167,10 +183,11 @@ class Engine:
         if not structural and part.signed:
             return  # a signed block is kept byte-exact or replaced whole, never edited
         # Protected blocks are put back first, so the size check below sees the text as written.
-        kept = self._keep_protected(old, change, ctx, part.kind == "tool_call")
-        if kept is None:
-            return
-        change = kept
+        if not rule.action.redacts:  # a redaction only replaces values: it never loses a block
+            kept = self._keep_protected(old, change, ctx, part.kind == "tool_call")
+            if kept is None:
+                return
+            change = kept
         if part.kind != "image" and not change.drop and not rule.action.always and not self.shrinks(old, change.text):
             return
         removed = change.removed or (part.meta.get("data") if part.kind == "image" else None) or old
@@ -187,7 +204,7 @@ class Engine:
             part.kind = part.meta.get("replaced_as") or (
                 "text" if part.block is not None and not part.meta.get("field") else part.kind)
         if part.copies:
-            self._carry_to_copies(rule, part, old, change, ctx, view)
+            self._carry_to_copies(rule, part, old, change, ctx, view, cuts)
         st.hits += 1
         shown = label_of(part.meta) if part.meta.get("image") else old  # an image reads as its label
         st.chars_saved += len(shown) - len(change.text)
@@ -197,8 +214,10 @@ class Engine:
                         original_chars=len(old), new_chars=len(change.text), removed_chars=len(removed),
                         sha256=hashlib.sha256(removed.encode("utf-8", "surrogatepass")).hexdigest()))
 
-    def _carry_to_copies(self, rule: Rule, part: Part, old: str, change: Change, ctx: Context, view: View) -> None:
+    def _carry_to_copies(self, rule: Rule, part: Part, old: str, change: Change, ctx: Context, view: View,
+                         cuts: list[Cut]) -> None:
         texts = part.meta.get("copy_texts") or [None] * len(part.copies)
+        redacting = ctx.cache.get("redacting")
         for i, (record, path) in enumerate(part.copies):
             current = texts[i] if texts[i] is not None else view.doc.get(record, path)
             if not isinstance(current, str):
@@ -206,13 +225,58 @@ class Engine:
             if current == old or change.replace or change.drop:
                 texts[i] = change.text
                 continue
-            clone = Part(part.kind, part.role, part.message, record, path, current, tool=part.tool,
-                         call_id=part.call_id, meta={k: v for k, v in part.meta.items() if k != "copy_texts"})
+            if redacting and i not in part.meta.setdefault("copies_redacted", set()) and not (
+                    id(part) in ctx.cache.get("redacted_parts", ()) and follows(current, old)):
+                # A copy's own credentials go before any other change to it: a cut never splits one.
+                part.meta["copies_redacted"].add(i)
+                new, removed = _secrets.redact(current)
+                if removed and new != current:
+                    self._copy_cut(redacting, part, i, current, new, "\n".join(removed), view, cuts)
+                    ctx.cache["copy_hits"] = ctx.cache.get("copy_hits", 0) + 1
+                    current = texts[i] = new
+                if rule.action.redacts:
+                    continue
+            clone = Part(part.kind, part.role, part.message, record, path, current, tool=part.tool, call_id=part.call_id,
+                         meta={k: v for k, v in part.meta.items() if k not in ("copy_texts", "copies_redacted")})
             assert rule.action.run is not None or rule.action.run_batch is not None
             if rule.action.run is not None:
                 sub = rule.action.run(clone, rule.options, ctx)
             else:
                 sub = rule.action.run_batch([clone], rule.options, ctx).get(0)
-            if sub is not None and not (sub.replace or sub.drop) and len(sub.text) < len(current):
+            # (a redaction marker may be longer than the secret: it applies all the same)
+            if sub is not None and not (sub.replace or sub.drop) and (
+                    rule.action.always or len(sub.text) < len(current)):
                 texts[i] = sub.text
         part.meta["copy_texts"] = texts
+
+    def _redact_copies(self, parts: list[Part], ctx: Context, view: View, cuts: list[Cut]) -> None:
+        """Right after redaction, before any cut: each linked copy of the scanned parts that holds
+        more than its part gets its own credentials redacted (all copies in one batch)."""
+        todo: list[tuple[Part, int, str]] = []
+        for part in parts:
+            if not part.copies:
+                continue
+            texts = part.meta.get("copy_texts") or [None] * len(part.copies)
+            part.meta["copy_texts"] = texts
+            done = part.meta.setdefault("copies_redacted", set())
+            for i, (record, path) in enumerate(part.copies):
+                current = texts[i] if texts[i] is not None else view.doc.get(record, path)
+                if i in done or not isinstance(current, str):
+                    continue
+                done.add(i)
+                if not follows(current, part.text):
+                    todo.append((part, i, current))
+        for (part, i, current), (new, removed) in zip(todo, _secrets.redact_many([t for *_, t in todo]), strict=True):
+            if removed and new != current:
+                part.meta["copy_texts"][i] = new
+                self._copy_cut(ctx.cache["redacting"], part, i, current, new, "\n".join(removed), view, cuts)
+                ctx.cache["copy_hits"] = ctx.cache.get("copy_hits", 0) + 1
+
+    @staticmethod
+    def _copy_cut(rule: str, part: Part, i: int, old: str, new: str, removed: str, view: View,
+                  cuts: list[Cut]) -> None:
+        """The provenance of a credential redacted in a linked copy (a hit of the redaction rule)."""
+        record, path = part.copies[i]
+        cuts.append(Cut(rule=rule, record=record, line=view.doc.line_of(record), path=list(path),
+                        original_chars=len(old), new_chars=len(new), removed_chars=len(removed),
+                        sha256=hashlib.sha256(removed.encode("utf-8", "surrogatepass")).hexdigest()))

@@ -30,7 +30,7 @@ import dataclasses
 import time
 from typing import Any
 
-from . import loader
+from . import loader, redaction
 from .api import Result, Sanitizer
 from .config import Config, Rule
 from .engine import Cut, Engine, RuleStats
@@ -129,6 +129,8 @@ def fit_document(san: Sanitizer, doc: Document, max_tokens: int, repair: str = "
     stats: dict[str, RuleStats] = {}
     cuts: list[Cut] = []
     views = list(adapter.views(doc))
+    redacting = redaction.rule_of(san.config)
+    found = redaction.guard_document(doc, views) if redacting else []
     stage = [0] * len(views)
     levels: list[tuple[int, Engine]] = [(san.config.keep_recent, san.engine)]
     if san.config.active:
@@ -142,6 +144,8 @@ def fit_document(san: Sanitizer, doc: Document, max_tokens: int, repair: str = "
             engine.run(views[i], stats, cuts)
             adapter.write(views[i])
             stage[i] = max(stage[i], 1 if level == 1 else 2)
+        if redacting and level == 1:
+            found += redaction.settle_copies(doc, [views[i] for i in over])
         views = list(adapter.views(doc))
         sizes = [measure(v, san) for v in views]
     budget: dict[str, Any] = {"max_tokens": max_tokens, "conversations": []}
@@ -156,6 +160,8 @@ def fit_document(san: Sanitizer, doc: Document, max_tokens: int, repair: str = "
         after = _trim_protected(san, adapter, doc, after, max_tokens, stage, budget, stats, cuts)
         views = list(adapter.views(doc))
     _notes(budget, views, before, after, stage, max_tokens, notes, len(views) > 1)
+    if redacting:
+        redaction.record(found, redacting, doc, stats, cuts)
     report = _report(san, doc, adapter, views, stats, cuts, before, after, chars_before, notes, budget)
     report.seconds = time.perf_counter() - started
     return Result(doc, adapter, views, report)

@@ -3,8 +3,9 @@
 Protected by default: system messages, the first user message, and the last `keep_recent`
 messages (or the last messages within `tail_tokens`).  The tail never starts with a tool result
 whose call lies before it: the boundary moves back to the call, so a cut between middle and tail
-never splits a pair.  The latest user message is verbatim whatever the configuration, and so is a
-budget marker (`fit` sized it; editing it again would make a second run change the output).
+never splits a pair.  The latest user message is verbatim whatever the configuration, except
+that redaction reaches it (its credentials become markers), and so is a budget marker (`fit`
+sized it; editing it again would make a second run change the output).
 """
 
 from __future__ import annotations
@@ -24,7 +25,8 @@ class Scopes:
     count: int
     markers: frozenset[int] = frozenset()  # budget markers: sized by `fit`, no rule edits them
 
-    def members(self, scope: str) -> frozenset[int]:
+    def members(self, scope: str, *, with_latest_user: bool = False) -> frozenset[int]:
+        """The messages of `scope`; the latest user ask only `with_latest_user` (redaction)."""
         everything = frozenset(range(self.count))
         if scope == "all":
             chosen = everything
@@ -34,7 +36,8 @@ class Scopes:
             chosen = self.tail
         else:  # older
             chosen = everything - self.head - self.tail
-        return chosen - {self.latest_user} - self.markers
+        chosen = chosen if with_latest_user else chosen - {self.latest_user}
+        return chosen - self.markers
 
     @property
     def protected(self) -> frozenset[int]:

@@ -71,6 +71,9 @@ class Action:
     `kinds` is the default part-kind selector of a rule using this action.
     `always`: the change applies even when the text does not get shorter in tokens (redaction:
     `[REDACTED:credential:3f9a]` may be longer than the password it hides, and must still win).
+    `redacts`: the action is the redaction contract: it also reaches the latest user message, its
+    changes skip `<key_info>` protection (they only replace values), and while a rule using it is
+    active every other string of the records is redacted too (`sanitizer.redaction`).
     """
 
     name: str
@@ -80,3 +83,4 @@ class Action:
     run: PartFn | None = None
     run_batch: BatchFn | None = None
     always: bool = False
+    redacts: bool = False

@@ -17,6 +17,7 @@ from .. import spans as _spans
 from .. import tags as _tags
 from ..images import image_placeholder_text, label_of
 from ..model import Part
+from ..redaction_walk import redact_json_texts
 from .base import Action, Change, Context, Doc
 from .tagged import protected_tags
 
@@ -52,8 +53,15 @@ class RedactSecretsOptions:
 
 def redact_secrets(parts: list[Part], opts: RedactSecretsOptions, ctx: Context) -> dict[int, Change]:
     out: dict[int, Change] = {}
-    for i, (part, (new, removed)) in enumerate(zip(parts, _secrets.redact_many([p.text for p in parts]),
-                                                   strict=True)):
+    # A JSON tool text with escapes is scanned decoded (an escape can hide a value), the rest as text.
+    tools = [i for i, p in enumerate(parts) if p.kind in ("tool_call", "tool_result") and "\\" in p.text]
+    results: list[tuple[str, list[str]] | None] = [None] * len(parts)
+    for i, done in zip(tools, redact_json_texts([parts[i].text for i in tools]), strict=True):
+        results[i] = done
+    rest = [i for i, r in enumerate(results) if r is None]
+    for i, done in zip(rest, _secrets.redact_many([parts[i].text for i in rest]), strict=True):
+        results[i] = done
+    for i, (part, (new, removed)) in enumerate(zip(parts, results, strict=True)):
         if removed and new != part.text:
             # A signed thinking block may not be edited in place: it becomes a plain text part instead.
             out[i] = Change(text=new, removed="\n".join(removed), replace=part.signed)
@@ -62,6 +70,7 @@ def redact_secrets(parts: list[Part], opts: RedactSecretsOptions, ctx: Context) 
 
 REDACT_SECRETS = Action(
     always=True,
+    redacts=True,
     name="redact-secrets",
     options=RedactSecretsOptions,
     doc=Doc(
