@@ -1,13 +1,18 @@
 """`sanitize [OPTIONS] FILE…`: the sanitized copy on stdout (or -o), everything else on stderr.
 
-Exit codes: 0 success; 1 input problems (damaged lines, broken pairs) under --strict, or --check
-finding problems under --strict; 2 usage or configuration errors.
+Exit codes: 0 success; 1 input problems (an input or output that cannot be read or written, or
+damaged lines, broken pairs, --check findings under --strict); 2 usage or configuration errors;
+3 --budget not met under --strict; 128 + N when stopped by signal N (130 SIGINT, 143 SIGTERM).
+Every failure is one line `sanitize: FILE[:LINE]: what is wrong`, never a traceback.
 """
 
 from __future__ import annotations
 
 import json
+import signal
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -51,11 +56,41 @@ def _fail(message: str, code: int = 2) -> None:
 
 
 def _stderr_is_terminal() -> bool:
-    return sys.stderr.isatty()
+    return sys.stderr is not None and sys.stderr.isatty()
+
+
+class Interrupted(BaseException):
+    """SIGINT or SIGTERM arrived: unwind (temporary files removed, pools closed), then exit 128 + N."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signum)
+        self.signum = signum
+
+
+def _on_signal(signum: int, frame: object) -> None:  # noqa: ARG001 - a signal handler's signature
+    from . import procs
+
+    procs.abort()  # the workers stop now: nothing waits for their current job
+    raise Interrupted(signum)
+
+
+@contextmanager
+def _signals_unwind() -> Iterator[None]:
+    """SIGINT and SIGTERM raise `Interrupted` in the main thread while the command runs."""
+    try:
+        previous = {s: signal.signal(s, _on_signal) for s in (signal.SIGINT, signal.SIGTERM)}
+    except ValueError:  # not the main thread (an embedding caller): leave its handlers alone
+        yield
+        return
+    try:
+        yield
+    finally:
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
 
 
 @click.command(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
-@click.argument("files", nargs=-1, type=click.Path(allow_dash=True, dir_okay=False, path_type=str))
+@click.argument("files", nargs=-1, type=click.Path(allow_dash=True, path_type=str))
 @click.option("-o", "--output", "output", type=click.Path(dir_okay=True, path_type=Path),
               help="Write the result here (a folder when several files are given); default stdout.")
 @click.option("--preset", default="default", show_default=True,
@@ -117,13 +152,36 @@ def main(files: tuple[str, ...], output: Path | None, preset: str, config_file: 
         if not files:
             _fail("no input: give FILE… or - for stdin (see --help)")
         check_preset(preset)
-        code = cli_run.run(files, output, opts, jobs=jobs, strict=strict, quiet=quiet, report_kind=report_kind,
-                           report_file=report_file, terminal=_stderr_is_terminal())
+        with _signals_unwind():
+            code = cli_run.run(files, output, opts, jobs=jobs, strict=strict, quiet=quiet, report_kind=report_kind,
+                               report_file=report_file, terminal=_stderr_is_terminal())
     except USAGE_ERRORS as exc:
         _fail(str(exc))
     except InputError as exc:
         _fail(str(exc), 1)
+    except Interrupted as exc:
+        from . import procs
+
+        procs.close_all()
+        _fail(f"stopped by {signal.Signals(exc.signum).name}", 128 + exc.signum)
+    _quiet_stdout_at_exit()
     sys.exit(code)
+
+
+def _quiet_stdout_at_exit() -> None:
+    """Flush stdout now; when its reader went away, point it at /dev/null so that the
+    interpreter's own flush at exit has nothing to complain about."""
+    import os
+
+    try:
+        if sys.stdout is not None:
+            sys.stdout.flush()
+    except OSError:
+        try:
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())
+        except (OSError, ValueError):
+            pass
 
 
 def emit_json(value: Any) -> str:

@@ -35,13 +35,33 @@ def by_name(name: str) -> Adapter:
 
 
 def detect(doc: Document) -> Adapter:
-    """The adapter most sure of the document's content (ties go to the earlier adapter)."""
+    """The adapter most sure of the document's content (ties go to the earlier adapter).
+
+    When several adapters claim the document and the surest one reads no message from it, the
+    claimant that reads the most messages wins instead (a wrong reading is never silent).
+    """
     best, best_score = None, 0
+    claimants = []
     for adapter in ADAPTERS:
         score = adapter.sniff(doc)
+        if score > 0:
+            claimants.append(adapter)
         if score > best_score:
             best, best_score = adapter, score
     if best is None:
         names = ", ".join(a.name for a in ADAPTERS)
         raise FormatError(f"{doc.source}: could not detect the conversation format; pass --format ({names})")
+    if len(claimants) > 1 and doc.records and message_count(best, doc) == 0:
+        counts = [(message_count(a, doc), -i, a) for i, a in enumerate(claimants) if a is not best]
+        most = max(counts, key=lambda c: c[:2])
+        if most[0] > 0:
+            return most[2]
     return best
+
+
+def message_count(adapter: Adapter, doc: Document) -> int:
+    """How many messages `adapter` reads from `doc` (0 when the shapes are not its own)."""
+    try:
+        return sum(len(view.messages) for view in adapter.views(doc))
+    except (KeyError, TypeError, AttributeError, ValueError, IndexError):
+        return 0
