@@ -9,10 +9,7 @@ Every failure is one line `sanitize: FILE[:LINE]: what is wrong`, never a traceb
 from __future__ import annotations
 
 import json
-import signal
 import sys
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -57,36 +54,6 @@ def _fail(message: str, code: int = 2) -> None:
 
 def _stderr_is_terminal() -> bool:
     return sys.stderr is not None and sys.stderr.isatty()
-
-
-class Interrupted(BaseException):
-    """SIGINT or SIGTERM arrived: unwind (temporary files removed, pools closed), then exit 128 + N."""
-
-    def __init__(self, signum: int) -> None:
-        super().__init__(signum)
-        self.signum = signum
-
-
-def _on_signal(signum: int, frame: object) -> None:  # noqa: ARG001 - a signal handler's signature
-    from . import procs
-
-    procs.abort()  # the workers stop now: nothing waits for their current job
-    raise Interrupted(signum)
-
-
-@contextmanager
-def _signals_unwind() -> Iterator[None]:
-    """SIGINT and SIGTERM raise `Interrupted` in the main thread while the command runs."""
-    try:
-        previous = {s: signal.signal(s, _on_signal) for s in (signal.SIGINT, signal.SIGTERM)}
-    except ValueError:  # not the main thread (an embedding caller): leave its handlers alone
-        yield
-        return
-    try:
-        yield
-    finally:
-        for signum, handler in previous.items():
-            signal.signal(signum, handler)
 
 
 @click.command(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
@@ -152,18 +119,15 @@ def main(files: tuple[str, ...], output: Path | None, preset: str, config_file: 
         if not files:
             _fail("no input: give FILE… or - for stdin (see --help)")
         check_preset(preset)
-        with _signals_unwind():
+        from . import procs
+
+        with procs.stop_on_signals("sanitize: "):
             code = cli_run.run(files, output, opts, jobs=jobs, strict=strict, quiet=quiet, report_kind=report_kind,
                                report_file=report_file, terminal=_stderr_is_terminal())
     except USAGE_ERRORS as exc:
         _fail(str(exc))
     except InputError as exc:
         _fail(str(exc), 1)
-    except Interrupted as exc:
-        from . import procs
-
-        procs.close_all()
-        _fail(f"stopped by {signal.Signals(exc.signum).name}", 128 + exc.signum)
     _quiet_stdout_at_exit()
     sys.exit(code)
 

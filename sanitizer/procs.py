@@ -9,8 +9,8 @@ Every process pool (token counting, `--jobs` files, `--jobs` dataset lines) is m
 - a worker ignores SIGINT (Ctrl-C reaches the whole process group; the parent alone decides,
   and a worker's traceback would land in the caller's stderr);
 - a worker stopped by SIGTERM removes the temporary output files it was writing and exits at once;
-- after `abort()` (the parent was interrupted), closing a pool terminates its workers instead of
-  waiting for their current job.
+- the command line, stopped by SIGINT or SIGTERM (`stop_on_signals`), terminates every worker,
+  removes its temporary files, says so in one line and exits 128 + N, without unwinding.
 
 The registries below are per process and hold only live resources (pools, temporary files).
 """
@@ -22,12 +22,13 @@ import ctypes
 import os
 import signal
 import sys
+from collections.abc import Iterator
 from concurrent.futures import ProcessPoolExecutor
 from typing import Any
 
 _pools: set[ProcessPoolExecutor] = set()
 _temps: set[str] = set()
-_aborting = False
+_message: str | None = None  # set while the command line runs: what `_on_term` says
 _PR_SET_PDEATHSIG = 1
 
 
@@ -38,18 +39,46 @@ def _die_with_parent() -> None:
 
 
 def _on_term(signum: int, frame: Any) -> None:  # noqa: ARG001 - a signal handler's signature
+    """Stop now: workers terminated, temporary files removed, exit 128 + N.
+
+    Nothing is unwound: the signal may arrive while a pool holds one of its locks, and an
+    exception raised there could deadlock the pool's shutdown.
+    """
+    abort()
     for path in list(_temps):
         with contextlib.suppress(OSError):
             os.unlink(path)
+    if _message is not None:
+        with contextlib.suppress(OSError, ValueError):
+            os.write(2, f"{_message}stopped by {signal.Signals(signum).name}\n".encode())
     os._exit(128 + signum)
+
+
+@contextlib.contextmanager
+def stop_on_signals(prefix: str) -> Iterator[None]:
+    """While the block runs, SIGINT and SIGTERM stop the process at once, cleanly (`_on_term`),
+    saying `{prefix}stopped by SIGTERM` on stderr. Only in the main thread; a no-op elsewhere."""
+    global _message
+    try:
+        previous = {s: signal.signal(s, _on_term) for s in (signal.SIGINT, signal.SIGTERM)}
+    except ValueError:  # not the main thread (an embedding caller): its handlers stay
+        yield
+        return
+    _message = prefix
+    try:
+        yield
+    finally:
+        _message = None
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
 
 
 def child_init(initializer: Any = None, *args: Any) -> None:
     """The first thing a pool worker runs (then `initializer(*args)` when given)."""
-    global _aborting
+    global _message
     _pools.clear()  # the parent's pools and files are not this process's to close
     _temps.clear()
-    _aborting = False
+    _message = None
     _die_with_parent()
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, _on_term)
@@ -67,17 +96,13 @@ def new_pool(workers: int, *, mp_context: Any = None, initializer: Any = None,
 
 
 def close_pool(pool: ProcessPoolExecutor) -> None:
-    """Shut `pool` down: wait for its jobs normally, terminate its workers after `abort()`."""
+    """Shut `pool` down (its running jobs finish, the queued ones are cancelled)."""
     _pools.discard(pool)
-    if _aborting:
-        _terminate(pool)
     pool.shutdown(wait=True, cancel_futures=True)
 
 
 def abort() -> None:
     """The process is being interrupted: terminate every live pool's workers now."""
-    global _aborting
-    _aborting = True
     for pool in list(_pools):
         _terminate(pool)
 
@@ -86,12 +111,6 @@ def _terminate(pool: ProcessPoolExecutor) -> None:
     for proc in list((getattr(pool, "_processes", None) or {}).values()):
         with contextlib.suppress(OSError, AttributeError):
             proc.terminate()
-
-
-def close_all() -> None:
-    """Close every pool still open in this process (the command line's last step)."""
-    for pool in list(_pools):
-        close_pool(pool)
 
 
 def track_temp(path: str) -> None:
