@@ -116,6 +116,9 @@ def parse_line(line: str, number: int, source: str) -> tuple[Any, Problem | None
     except json.JSONDecodeError as exc:
         reason = f"not valid JSON ({exc.msg} at column {exc.colno}); copied through unchanged"
         return Damaged(number, line, reason), Problem(source, number, reason)
+    except RecursionError:  # Python's JSON reader recurses once per level of nesting
+        reason = "JSON nested too deep to read (about 1,000 levels); copied through unchanged"
+        return Damaged(number, line, reason), Problem(source, number, reason)
 
 
 def from_line(line: str, number: int, source: str = "<input>") -> Document:

@@ -1,0 +1,410 @@
+"""The command line at its hard edges: each bad input or output gives one `sanitize: …` line, the
+README's exit code, no traceback, no file touched but the output, and no process left behind.
+
+Every run is a real `python -m sanitizer` process in its own session, so that its children (token
+counting, `--jobs`) can be found by process group in /proc after it exits.  Devices, FIFOs,
+sockets and symlinks are made in the test's temporary folder, never in the real /dev.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import signal
+import socket
+import stat
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from conftest import EXAMPLE, ROOT
+
+_spec = importlib.util.spec_from_file_location("bench_gen", ROOT / "bench" / "gen.py")
+gen = importlib.util.module_from_spec(_spec)
+assert _spec.loader is not None
+_spec.loader.exec_module(gen)
+
+MB = 1024 * 1024
+ROOT_ONLY = pytest.mark.skipif(os.geteuid() != 0, reason="making device nodes needs root (CAP_MKNOD)")
+
+
+def group_members(pgid: int) -> list[int]:
+    """Live (not zombie) processes of process group `pgid`, from /proc."""
+    found = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            st = Path(f"/proc/{entry}/stat").read_text()
+        except OSError:
+            continue
+        fields = st[st.rindex(")") + 2:].split()
+        if int(fields[2]) == pgid and fields[0] != "Z":
+            found.append(int(entry))
+    return found
+
+
+def snapshot(folder: Path) -> dict[str, tuple]:
+    """Every entry under `folder` (not following links): kind, and content / target / device."""
+    out: dict[str, tuple] = {}
+    for path in sorted(folder.rglob("*")):
+        st = path.lstat()
+        name = str(path.relative_to(folder))
+        if stat.S_ISLNK(st.st_mode):
+            out[name] = ("link", os.readlink(path))
+        elif stat.S_ISREG(st.st_mode):
+            out[name] = ("file", path.read_bytes())
+        elif stat.S_ISDIR(st.st_mode):
+            out[name] = ("dir",)
+        else:
+            out[name] = (stat.S_IFMT(st.st_mode), st.st_rdev)
+    return out
+
+
+class Ran:
+    def __init__(self, code: int, stdout: bytes, stderr: str) -> None:
+        self.code, self.stdout, self.stderr = code, stdout, stderr
+
+
+def sanitize(*args: str, cwd: Path, stdin: bytes | None = None, stdout: object = subprocess.PIPE,
+             preexec: Callable[[], None] | None = None, pass_fds: tuple[int, ...] = ()) -> Ran:
+    """Run the command to its end; assert it left no process and no traceback."""
+    proc = subprocess.Popen([sys.executable, "-m", "sanitizer", *args], cwd=cwd, start_new_session=True,
+                            stdin=subprocess.PIPE if stdin is not None else subprocess.DEVNULL, stdout=stdout,
+                            stderr=subprocess.PIPE, preexec_fn=preexec, pass_fds=pass_fds)
+    try:
+        out, err = proc.communicate(stdin, timeout=300)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+    assert_no_process_left(proc.pid)
+    text = err.decode("utf-8", errors="replace")
+    assert "Traceback" not in text and "Exception ignored" not in text, text
+    return Ran(proc.returncode, out or b"", text)
+
+
+def assert_no_process_left(pgid: int) -> None:
+    # A worker killed with its parent may take a moment to be reaped by init: poll, bounded.
+    for _ in range(200):
+        if not group_members(pgid):
+            return
+        time.sleep(0.01)
+    raise AssertionError(f"processes left in group {pgid}: {group_members(pgid)}")
+
+
+def one_line(ran: Ran, code: int, *needles: str) -> str:
+    """The run failed with `code` and said so in exactly one `sanitize: ` line holding `needles`."""
+    lines = ran.stderr.splitlines()
+    assert ran.code == code, ran.stderr
+    assert len(lines) == 1 and lines[0].startswith("sanitize: "), ran.stderr
+    for needle in needles:
+        assert needle in lines[0], lines[0]
+    return lines[0]
+
+
+@pytest.fixture
+def session(tmp_path: Path) -> Path:
+    path = tmp_path / "session.jsonl"
+    path.write_bytes(EXAMPLE.read_bytes())
+    return path
+
+
+def expected_copy(tmp_path: Path, *args: str) -> bytes:
+    ran = sanitize(str(EXAMPLE), "-q", *args, cwd=tmp_path)
+    assert ran.code == 0, ran.stderr
+    return ran.stdout
+
+
+# --- 1. output safety ---------------------------------------------------------------------------
+
+
+@ROOT_ONLY
+def test_output_to_a_char_device_is_written_through_not_replaced(tmp_path: Path, session: Path) -> None:
+    null = tmp_path / "null"
+    os.mknod(null, stat.S_IFCHR | 0o666, os.stat("/dev/null").st_rdev)
+    before = snapshot(tmp_path)
+    ran = sanitize(str(session), "-q", "-o", str(null), cwd=tmp_path)
+    assert ran.code == 0 and ran.stderr == "" and ran.stdout == b""
+    assert stat.S_ISCHR(null.lstat().st_mode) and null.lstat().st_rdev == os.stat("/dev/null").st_rdev
+    assert snapshot(tmp_path) == before
+
+
+@ROOT_ONLY
+def test_a_full_disk_is_one_line_and_the_device_stays(tmp_path: Path, session: Path) -> None:
+    full = tmp_path / "full"
+    os.mknod(full, stat.S_IFCHR | 0o666, os.makedev(1, 7))
+    before = snapshot(tmp_path)
+    one_line(sanitize(str(session), "-o", str(full), cwd=tmp_path), 1, str(full), "no space left on device")
+    assert stat.S_ISCHR(full.lstat().st_mode)
+    assert snapshot(tmp_path) == before
+
+
+def test_output_to_a_fifo_is_written_through(tmp_path: Path, session: Path) -> None:
+    fifo = tmp_path / "out.fifo"
+    os.mkfifo(fifo)
+    got: list[bytes] = []
+    reader = threading.Thread(target=lambda: got.append(fifo.read_bytes()))
+    reader.start()
+    before = snapshot(tmp_path)
+    ran = sanitize(str(session), "-q", "-o", str(fifo), cwd=tmp_path)
+    reader.join(timeout=120)
+    assert ran.code == 0, ran.stderr
+    assert got == [expected_copy(tmp_path)]
+    assert stat.S_ISFIFO(fifo.lstat().st_mode)
+    assert snapshot(tmp_path) == before
+
+
+def test_output_to_a_socket_fails_in_one_line_and_the_socket_stays(tmp_path: Path, session: Path) -> None:
+    path = tmp_path / "out.sock"
+    sock = socket.socket(socket.AF_UNIX)
+    try:
+        sock.bind(str(path))
+        before = snapshot(tmp_path)
+        one_line(sanitize(str(session), "-o", str(path), cwd=tmp_path), 1, str(path), "cannot write")
+        assert stat.S_ISSOCK(path.lstat().st_mode)
+        assert snapshot(tmp_path) == before
+    finally:
+        sock.close()
+
+
+def test_output_to_dev_stdout_writes_into_the_callers_file(tmp_path: Path, session: Path) -> None:
+    target = tmp_path / "redirected.jsonl"
+    with target.open("wb") as fh:
+        inode = os.fstat(fh.fileno()).st_ino
+        ran = sanitize(str(session), "-q", "-o", "/dev/stdout", cwd=tmp_path, stdout=fh)
+    assert ran.code == 0, ran.stderr
+    assert target.stat().st_ino == inode, "the caller's file was replaced, not written"
+    assert target.read_bytes() == expected_copy(tmp_path)
+
+
+def test_output_to_a_file_descriptor_path_like_process_substitution(tmp_path: Path, session: Path) -> None:
+    read_end, write_end = os.pipe()
+    got: list[bytes] = []
+
+    def drain() -> None:
+        with os.fdopen(read_end, "rb") as fh:
+            got.append(fh.read())
+
+    reader = threading.Thread(target=drain)
+    reader.start()
+    try:
+        ran = sanitize(str(session), "-q", "-o", f"/dev/fd/{write_end}", cwd=tmp_path, pass_fds=(write_end,))
+    finally:
+        os.close(write_end)
+    reader.join(timeout=120)
+    assert ran.code == 0, ran.stderr
+    assert got == [expected_copy(tmp_path)]
+
+
+def test_a_symlink_output_replaces_its_target_and_stays_a_link(tmp_path: Path, session: Path) -> None:
+    (tmp_path / "real").mkdir()
+    real = tmp_path / "real" / "clean.jsonl"
+    real.write_text("old\n")
+    link = tmp_path / "link.jsonl"
+    link.symlink_to(real)
+    ran = sanitize(str(session), "-q", "-o", str(link), cwd=tmp_path)
+    assert ran.code == 0, ran.stderr
+    assert link.is_symlink() and os.readlink(link) == str(real)
+    assert real.read_bytes() == expected_copy(tmp_path)
+    assert sorted(p.name for p in tmp_path.rglob("*")) == ["clean.jsonl", "link.jsonl", "real", "session.jsonl"]
+
+
+@pytest.mark.parametrize("how", ["symlink", "hardlink"])
+def test_the_input_is_never_the_output(tmp_path: Path, session: Path, how: str) -> None:
+    other = tmp_path / "other.jsonl"
+    other.symlink_to(session) if how == "symlink" else os.link(session, other)
+    before = snapshot(tmp_path)
+    ran = sanitize(str(session), "-o", str(other), cwd=tmp_path)
+    assert ran.code == 2 and "refusing to overwrite the input" in ran.stderr
+    assert snapshot(tmp_path) == before
+
+
+def test_a_read_only_output_folder_is_one_line(tmp_path: Path, session: Path) -> None:
+    ro = tmp_path / "ro"
+    ro.mkdir()
+    if os.geteuid() == 0:  # root writes through permissions: /sys refuses new files to anyone
+        target = Path("/sys/clean.jsonl")
+        if not os.path.isdir("/sys") or os.path.exists(target):
+            pytest.fail("/sys is needed to test a folder that refuses writing as root")
+    else:
+        target = ro / "clean.jsonl"
+        ro.chmod(0o555)
+    before = snapshot(tmp_path)
+    try:
+        one_line(sanitize(str(session), "-o", str(target), cwd=tmp_path), 1, str(target), "cannot write")
+    finally:
+        ro.chmod(0o755)
+    assert snapshot(tmp_path) == before and not target.exists()
+
+
+def test_an_output_folder_under_a_file_is_one_line(tmp_path: Path, session: Path) -> None:
+    before = snapshot(tmp_path)
+    one_line(sanitize(str(session), "-o", str(session / "x.jsonl"), cwd=tmp_path), 1, "cannot write: not a directory")
+    assert snapshot(tmp_path) == before
+
+
+# --- 3. inputs that cannot be read --------------------------------------------------------------
+
+
+def test_a_missing_file(tmp_path: Path) -> None:
+    before = snapshot(tmp_path)
+    one_line(sanitize("nope.jsonl", cwd=tmp_path), 1, "nope.jsonl: cannot read: no such file")
+    assert snapshot(tmp_path) == before
+
+
+def test_a_folder_where_a_file_is_expected(tmp_path: Path) -> None:
+    (tmp_path / "folder").mkdir()
+    before = snapshot(tmp_path)
+    one_line(sanitize("folder", cwd=tmp_path), 1, "folder: cannot read: is a folder, not a file")
+    assert snapshot(tmp_path) == before
+
+
+def test_a_symlink_loop(tmp_path: Path) -> None:
+    (tmp_path / "a.jsonl").symlink_to(tmp_path / "b.jsonl")
+    (tmp_path / "b.jsonl").symlink_to(tmp_path / "a.jsonl")
+    before = snapshot(tmp_path)
+    one_line(sanitize("a.jsonl", cwd=tmp_path), 1, "a.jsonl: cannot read: symlink loop")
+    assert snapshot(tmp_path) == before
+
+
+def test_an_unreadable_file(tmp_path: Path, session: Path) -> None:
+    session.chmod(0o000)
+    before = snapshot(tmp_path)
+    try:
+        if os.geteuid() == 0:
+            # Root reads through permissions, and an unprivileged process could not start this
+            # interpreter: run in this process with the effective user dropped meanwhile.
+            from click.testing import CliRunner
+
+            from sanitizer.cli import main
+
+            session.chmod(0o644)
+            assert CliRunner().invoke(main, [str(session), "-q"]).exit_code == 0  # lazy imports done as root
+            session.chmod(0o000)
+            os.seteuid(65534)
+            try:
+                result = CliRunner().invoke(main, [str(session)])
+            finally:
+                os.seteuid(0)
+            ran = Ran(result.exit_code, result.stdout_bytes, result.stderr)
+            assert "Traceback" not in ran.stderr and result.exception is None or isinstance(result.exception,
+                                                                                              SystemExit)
+        else:
+            ran = sanitize(str(session), cwd=tmp_path)
+    finally:
+        session.chmod(0o644)
+    one_line(ran, 1, "session.jsonl: cannot read: permission denied")
+    assert snapshot(tmp_path) == before
+
+
+def test_a_socket_as_input_cannot_be_opened(tmp_path: Path) -> None:
+    path = tmp_path / "in.sock"
+    sock = socket.socket(socket.AF_UNIX)
+    try:
+        sock.bind(str(path))
+        before = snapshot(tmp_path)
+        one_line(sanitize(str(path), cwd=tmp_path), 1, "in.sock: cannot read: no such device or address")
+        assert snapshot(tmp_path) == before
+    finally:
+        sock.close()
+
+
+def deep(levels: int) -> str:
+    return "[" * levels + "]" * levels
+
+
+def test_json_nested_100000_deep_is_rejected(tmp_path: Path) -> None:
+    (tmp_path / "deep.json").write_text(deep(100_000))
+    before = snapshot(tmp_path)
+    one_line(sanitize("deep.json", cwd=tmp_path), 1, "deep.json: JSON nested too deep", "1,000 levels")
+    assert snapshot(tmp_path) == before
+
+
+def test_a_jsonl_line_nested_100000_deep_is_a_damaged_line(tmp_path: Path, session: Path) -> None:
+    lines = session.read_text().splitlines(keepends=True)
+    lines.insert(2, deep(100_000) + "\n")
+    session.write_text("".join(lines))
+    before = snapshot(tmp_path)
+    ran = sanitize(str(session), "-q", "--preset", "none", cwd=tmp_path)
+    assert ran.code == 0
+    assert ran.stderr.splitlines() == [f"{session}:3: JSON nested too deep to read (about 1,000 levels); "
+                                       "copied through unchanged"]
+    assert ran.stdout == session.read_bytes()
+    ran = sanitize(str(session), "-q", "--strict", cwd=tmp_path)
+    assert ran.code == 1 and ran.stdout == b""
+    assert snapshot(tmp_path) == before
+
+
+def test_deep_json_among_files_under_jobs_2(tmp_path: Path, session: Path) -> None:
+    (tmp_path / "deep.json").write_text(deep(100_000))
+    before = snapshot(tmp_path)
+    ran = sanitize("deep.json", str(session), "--jobs", "2", "-q", "-o", "out", cwd=tmp_path)
+    one_line(ran, 1, "deep.json: JSON nested too deep")
+    assert sorted(p.name for p in (tmp_path / "out").iterdir()) == ["session.jsonl"]
+    assert {k: v for k, v in snapshot(tmp_path).items() if not k.startswith("out")} == before
+
+
+def test_closed_stdin(tmp_path: Path) -> None:
+    one_line(sanitize("-", cwd=tmp_path, preexec=lambda: os.close(0)), 1, "-: cannot read: standard input is closed")
+    assert snapshot(tmp_path) == {}
+
+
+def test_closed_stdout(tmp_path: Path, session: Path) -> None:
+    before = snapshot(tmp_path)
+    ran = sanitize(str(session), "-q", cwd=tmp_path, preexec=lambda: os.close(1), stdout=None)
+    one_line(ran, 1, "<stdout>: cannot write: standard output is closed")
+    assert snapshot(tmp_path) == before
+
+
+def test_a_reader_that_goes_away_stops_the_run_in_one_line(tmp_path: Path) -> None:
+    big = gen.claude_session(tmp_path / "big.jsonl", 3 * MB, seed=3)
+    before = snapshot(tmp_path)
+    proc = subprocess.Popen([sys.executable, "-m", "sanitizer", str(big), "--preset", "none", "-q"], cwd=tmp_path,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
+    assert proc.stdout is not None and proc.stderr is not None
+    proc.stdout.close()  # like `| head -c 0`: the reader is gone before the first write
+    err = proc.stderr.read().decode()
+    assert proc.wait(timeout=300) == 1
+    assert_no_process_left(proc.pid)
+    assert err.splitlines() == ["sanitize: <stdout>: cannot write: the reader went away (broken pipe)"], err
+    assert snapshot(tmp_path) == before
+
+
+SURROGATE = [{"role": "user", "content": "fix the parser \ud800 now"},
+             {"role": "assistant", "content": "done \udfff"}]
+
+
+@pytest.mark.parametrize("mode", [["--to", "text"], ["--to", "messages"], ["--summary"], []])
+def test_lone_surrogates_are_written_back_as_escapes(tmp_path: Path, mode: list[str]) -> None:
+    src = tmp_path / "chat.json"
+    src.write_text(json.dumps(SURROGATE))  # ASCII with `\ud800` escapes
+    before = snapshot(tmp_path)
+    ran = sanitize(str(src), "-q", *mode, cwd=tmp_path)
+    assert ran.code == 0 and ran.stderr == ""
+    text = ran.stdout.decode("utf-8")  # valid UTF-8
+    assert "\\ud800" in text
+    if mode != ["--summary"]:
+        assert "\\udfff" in text
+    if mode in (["--to", "messages"], []):
+        assert json.loads(text)[0]["content"] == "fix the parser \ud800 now"
+    assert snapshot(tmp_path) == before
+
+
+@pytest.mark.parametrize(("body", "needle"), [
+    ("", "empty input: no conversation to read"),
+    ("  \n\n", "empty input: no conversation to read"),
+    ("42\n", "expected a conversation (a JSON object or a list of messages), got int"),
+    ('"hello"', "expected a conversation (a JSON object or a list of messages), got str"),
+])
+def test_empty_and_scalar_inputs_exit_1(tmp_path: Path, body: str, needle: str) -> None:
+    (tmp_path / "in.json").write_text(body)
+    before = snapshot(tmp_path)
+    one_line(sanitize("in.json", cwd=tmp_path), 1, f"in.json: {needle}")
+    one_line(sanitize("-", cwd=tmp_path, stdin=body.encode()), 1, f"-: {needle}")
+    assert snapshot(tmp_path) == before
