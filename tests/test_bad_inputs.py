@@ -408,3 +408,124 @@ def test_empty_and_scalar_inputs_exit_1(tmp_path: Path, body: str, needle: str) 
     one_line(sanitize("in.json", cwd=tmp_path), 1, f"in.json: {needle}")
     one_line(sanitize("-", cwd=tmp_path, stdin=body.encode()), 1, f"-: {needle}")
     assert snapshot(tmp_path) == before
+
+
+# --- 4. a wrong format is never silent; 5. a budget that cannot be met -----------------------
+
+
+@pytest.mark.parametrize("fmt", ["openai_chat", "codex", "anthropic"])
+def test_a_wrong_forced_format_stops_in_one_line(tmp_path: Path, session: Path, fmt: str) -> None:
+    before = snapshot(tmp_path)
+    ran = sanitize(str(session), "--format", fmt, cwd=tmp_path)
+    one_line(ran, 1, f"--format {fmt} reads 0 messages where claude_code reads", "--format claude_code")
+    assert ran.stdout == b""
+    assert snapshot(tmp_path) == before
+
+
+def test_a_forced_format_that_reads_nothing_from_an_unknown_shape(tmp_path: Path) -> None:
+    (tmp_path / "rows.jsonl").write_text('{"a": 1}\n{"b": 2}\n')
+    before = snapshot(tmp_path)
+    one_line(sanitize("rows.jsonl", "--format", "openai_chat", cwd=tmp_path), 1,
+             "--format openai_chat reads no messages from this input")
+    assert snapshot(tmp_path) == before
+
+
+def test_a_budget_that_cannot_be_met_warns_and_strict_exits_3(tmp_path: Path, session: Path) -> None:
+    before = snapshot(tmp_path)
+    ran = sanitize(str(session), "--budget", "10", "-q", cwd=tmp_path)
+    line = one_line(ran, 0, f"{session}: warning: budget not met: the smallest size reached is", "10-token budget")
+    reached = int(line.split("reached is ")[1].split(" tokens")[0].replace(",", ""))
+    assert reached > 10 and ran.stdout
+    strict = sanitize(str(session), "--budget", "10", "-q", "--strict", cwd=tmp_path)
+    one_line(strict, 3, "error: budget not met", f"reached is {reached:,} tokens")
+    assert strict.stdout == ran.stdout  # the smallest copy is still written
+    assert snapshot(tmp_path) == before
+    met = sanitize(str(session), "--budget", "100000", "-q", "--strict", cwd=tmp_path)
+    assert met.code == 0 and met.stderr == ""
+
+
+# --- many files: the same with and without --jobs ---------------------------------------------
+
+
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_one_bad_file_among_many_the_good_ones_are_written(tmp_path: Path, session: Path, jobs: str) -> None:
+    second = tmp_path / "second.jsonl"
+    second.write_bytes(session.read_bytes())
+    (tmp_path / "deep.json").write_text(deep(100_000))
+    before = snapshot(tmp_path)
+    ran = sanitize(str(session), "missing.jsonl", "deep.json", str(second), "--jobs", jobs, "-q", "-o", "out",
+                   cwd=tmp_path)
+    assert ran.code == 1
+    assert ran.stderr.splitlines() == ["sanitize: missing.jsonl: cannot read: no such file",
+                                       "sanitize: deep.json: JSON nested too deep (the limit is about 1,000 levels)"]
+    out = tmp_path / "out"
+    assert sorted(p.name for p in out.iterdir()) == ["second.jsonl", "session.jsonl"]
+    assert (out / "session.jsonl").read_bytes() == expected_copy(tmp_path)
+    assert {k: v for k, v in snapshot(tmp_path).items() if not k.startswith("out")} == before
+
+
+# --- 2. the JSON report on stderr always parses ------------------------------------------------
+
+
+def test_json_report_on_stderr_parses_on_every_run_of_a_big_input(tmp_path: Path) -> None:
+    big = gen.claude_session(tmp_path / "big.jsonl", int(1.5 * MB), seed=7)
+    lines = big.read_bytes().split(b"\n")
+    lines[5] = lines[5][: len(lines[5]) // 2]  # a damaged line: its warning goes inside the report
+    big.write_bytes(b"\n".join(lines))
+    for _ in range(10):
+        ran = sanitize(str(big), "--report", "json", cwd=tmp_path)
+        assert ran.code == 0
+        report = json.loads(ran.stderr)
+        assert report["warnings"] == [f"{big}:6: " + report["problems"][0]["message"]]
+
+
+def test_json_report_holds_the_failures_too(tmp_path: Path, session: Path) -> None:
+    ran = sanitize(str(session), "missing.jsonl", "--report", "json", "-o", "out", cwd=tmp_path)
+    assert ran.code == 1
+    assert json.loads(ran.stderr)["warnings"] == ["sanitize: missing.jsonl: cannot read: no such file"]
+
+
+# --- 2. SIGTERM and SIGINT mid-run ---------------------------------------------------------------
+
+
+def _stop_mid_run(tmp_path: Path, args: list[str], signum: int) -> tuple[int, str]:
+    proc = subprocess.Popen([sys.executable, "-m", "sanitizer", *args], cwd=tmp_path, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.PIPE, start_new_session=True)
+    try:
+        # Workers are started early for a big input: wait for them (bounded), then signal.
+        for _ in range(3000):
+            if len(group_members(proc.pid)) >= 2 or proc.poll() is not None:
+                break
+            time.sleep(0.01)
+        assert proc.poll() is None, "the run ended before its workers were seen"
+        proc.send_signal(signum)
+        _, err = proc.communicate(timeout=120)  # returns: no process holds stderr open
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+    assert_no_process_left(proc.pid)
+    return proc.returncode, err.decode()
+
+
+@pytest.fixture(scope="module")
+def big_inputs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    folder = tmp_path_factory.mktemp("big")
+    return {"session": gen.claude_session(folder / "big.jsonl", 12 * MB, seed=1),
+            "dataset": gen.dataset(folder / "data.jsonl", 12 * MB),
+            **{f"s{i}": gen.claude_session(folder / f"s{i}.jsonl", 4 * MB, seed=i) for i in range(3)}}
+
+
+@pytest.mark.parametrize(("kind", "signum"), [("session", signal.SIGTERM), ("jobs", signal.SIGTERM),
+                                              ("dataset", signal.SIGTERM), ("jobs", signal.SIGINT)])
+def test_a_signal_mid_run_leaves_no_process_no_traceback_no_file(tmp_path: Path, big_inputs: dict[str, Path],
+                                                                  kind: str, signum: int) -> None:
+    if kind == "jobs":
+        args = [str(big_inputs[f"s{i}"]) for i in range(3)] + ["--jobs", "2", "-o", "out"]
+    else:
+        args = [str(big_inputs[kind]), "-o", "out/clean.jsonl"] + (["--jobs", "2"] if kind == "dataset" else [])
+    code, err = _stop_mid_run(tmp_path, args, signum)
+    assert code == 128 + signum
+    assert err.splitlines() == [f"sanitize: stopped by {signal.Signals(signum).name}"]
+    leftovers = [p.name for p in tmp_path.rglob(".*")]
+    assert leftovers == [], "temporary files left behind"
