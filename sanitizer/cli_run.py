@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 from collections.abc import Iterable, Iterator
@@ -94,6 +93,7 @@ def process(san: Sanitizer, source: str, content: str | Any, opts: RunOptions) -
 
 
 def _process(san: Sanitizer, source: str, doc: Document, opts: RunOptions) -> Outcome:
+    from . import loader
     from .validate import validate_views
 
     if opts.mode == "check":
@@ -126,8 +126,8 @@ def _process(san: Sanitizer, source: str, doc: Document, opts: RunOptions) -> Ou
         text = result.text()
     elif opts.to == "messages":
         convs = result.conversations()
-        text = (json.dumps(convs[0], ensure_ascii=False, indent=2) + "\n" if len(convs) == 1 else
-                "".join(json.dumps(c, ensure_ascii=False) + "\n" for c in convs))
+        text = (loader.dumps_value(convs[0], indent=2) + "\n" if len(convs) == 1 else
+                "".join(loader.dumps_value(c) + "\n" for c in convs))
     else:
         text = result.dumps()
     return Outcome(source, encode(text), result.report)

@@ -529,3 +529,34 @@ def test_a_signal_mid_run_leaves_no_process_no_traceback_no_file(tmp_path: Path,
     assert err.splitlines() == [f"sanitize: stopped by {signal.Signals(signum).name}"]
     leftovers = [p.name for p in tmp_path.rglob(".*")]
     assert leftovers == [], "temporary files left behind"
+
+
+# --- 4. non-finite numbers are written back as they were read ---------------------------------
+
+NONFINITE = ('{"role": "assistant", "content": "the key is AKIAIOSFODNN7EXAMPLE", "score": 1e999, "low": -1E+400, '
+             '"m": -Infinity, "n": NaN, "p": Infinity, "ok": 2.5e10}')
+
+
+@pytest.mark.parametrize("layout", ["jsonl", "json"])
+def test_non_finite_numbers_in_a_changed_record_are_written_verbatim(tmp_path: Path, layout: str) -> None:
+    src = tmp_path / f"chat.{layout}"
+    ask, thanks = '{"role": "user", "content": "find the key"}', '{"role": "user", "content": "thanks"}'
+    records = [ask, NONFINITE, thanks]
+    src.write_text("".join(r + "\n" for r in records) if layout == "jsonl" else f"[{', '.join(records)}]\n")
+    before = snapshot(tmp_path)
+    ran = sanitize(str(src), "-q", cwd=tmp_path)
+    assert ran.code == 0, ran.stderr
+    out = ran.stdout.decode()
+    assert "AKIAIOSFODNN7EXAMPLE" not in out, "the record was changed (redacted)"
+    for literal in ('"score":1e999', '"low":-1E+400', '"m":-Infinity', '"n":NaN', '"p":Infinity', '"ok":25000000000.0'):
+        assert literal in out.replace(" ", ""), literal
+    assert "inf" not in out.replace("Infinity", "")
+    assert snapshot(tmp_path) == before
+
+
+def test_a_string_that_looks_like_a_number_marker_is_left_alone() -> None:
+    from sanitizer import json_numbers, loader
+
+    value = [json_numbers.decoder.decode('{"a": 1e999, "b": "NaN and Infinity in prose"}')]
+    assert loader.dumps_value(value) == '[{"a": 1e999, "b": "NaN and Infinity in prose"}]'
+    assert loader.dumps_value([{"b": "NaN"}]) == '[{"b": "NaN"}]'
