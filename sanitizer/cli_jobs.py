@@ -30,10 +30,9 @@ from .cli_run import (
     one,
     process,
     read_input,
-    stream_file,
     streamable,
-    write_atomic,
 )
+from .cli_write import stream_file, write_atomic
 from .workers import adopt, before_fork
 
 if TYPE_CHECKING:

@@ -49,7 +49,7 @@ def report(report: Report, kind: str | None, report_file: Path | None, *, quiet:
     if report_file is not None or (kind == "json" and not quiet):
         data = report.to_dict()  # built only when asked for: a cut list can be long
         if report_file is not None:
-            from .cli_run import write_atomic
+            from .cli_write import write_atomic
 
             write_atomic(report_file, (json.dumps(data, ensure_ascii=False, indent=2) + "\n").encode())
     if quiet or kind == "none":

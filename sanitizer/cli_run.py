@@ -11,8 +11,10 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from .cli_errors import WriteError, check_readable, encode, guarded, reason, write_failure
+from .cli_errors import WriteError, check_readable, encode, guarded, reason
+from .cli_progress import PARSED, SANITIZED, Bar, progress_bar, should_show
 from .cli_report import BUDGET_NOT_MET
+from .cli_write import stream_file, write_atomic, write_stdout
 from .loader import InputError
 from .report import Report
 
@@ -21,7 +23,7 @@ if TYPE_CHECKING:
     from .cli import RunOptions
     from .model import Document
 
-PROGRESS_MIN_BYTES = 8 * 1024 * 1024
+READ_CHUNK = 4 * 1024 * 1024
 
 
 @dataclass
@@ -53,8 +55,9 @@ def build_sanitizer(opts: RunOptions, threads: int | None = None) -> Sanitizer:
 START_WORKERS_BYTES = 1024 * 1024
 
 
-def read_input(source: str, opts: RunOptions) -> str | Any:
-    """The text of a file (or stdin), or the messages of a Hermes state.db session."""
+def read_input(source: str, opts: RunOptions, bar: Bar | None = None) -> str | Any:
+    """The text of a file (or stdin), or the messages of a Hermes state.db session (`bar`: told
+    of the bytes as they are read)."""
     if source == "-":
         if sys.stdin is None:
             raise InputError("-: cannot read: standard input is closed")
@@ -70,13 +73,22 @@ def read_input(source: str, opts: RunOptions) -> str | Any:
                     raise InputError(f"{source}: a Hermes state.db holds many sessions; pick one with --session ID")
                 # Sanitized as a Hermes JSON session; the database itself is opened read-only.
                 return {"session_id": opts.session, "messages": read_state_db(path, opts.session)}
-            data = head + fh.read()
+            data = head + (fh.read() if bar is None else _read_chunks(fh, bar))
     except OSError as exc:
         raise InputError(f"{source}: cannot read: {reason(exc)}") from exc
     return data.decode("utf-8", errors="surrogateescape")
 
 
-def process(san: Sanitizer, source: str, content: str | Any, opts: RunOptions) -> Outcome:
+def _read_chunks(fh: Any, bar: Bar) -> bytes:
+    chunks = []
+    while chunk := fh.read(READ_CHUNK):
+        chunks.append(chunk)
+        bar.read(len(chunk))
+    return b"".join(chunks)
+
+
+def process(san: Sanitizer, source: str, content: str | Any, opts: RunOptions, bar: Bar | None = None,
+            size: int = 0) -> Outcome:
     """Run one input through the mode the options ask for, with the cyclic GC paused throughout
     (loading and the rules already pause it; this also covers rendering and writing the copy)."""
     from . import loader
@@ -85,7 +97,12 @@ def process(san: Sanitizer, source: str, content: str | Any, opts: RunOptions) -
         doc = loader.from_text(content, source) if isinstance(content, str) else loader.from_object(content, source)
         check_readable(doc, source, san)
         del content  # the decoded file (up to 4 bytes a char) is not needed once parsed
+        if bar is not None:
+            bar.step(size, PARSED)
+            bar.records(len(doc.records))
         outcome = _process(san, source, doc, opts)
+        if bar is not None:
+            bar.step(size, SANITIZED)
         # Freed while the collector is paused: otherwise its first pass after the pause walks
         # every object of the document once more (0.18 s on 100,000 messages).
         del doc
@@ -133,29 +150,6 @@ def _process(san: Sanitizer, source: str, doc: Document, opts: RunOptions) -> Ou
     return Outcome(source, encode(text), result.report)
 
 
-def write_atomic(target: Path, data: bytes) -> None:
-    """Write via a temporary file in the same folder and rename (readers never see half a file);
-    through a device, FIFO or `/dev/fd/N` in place (`stream.atomic_output`)."""
-    from .stream import atomic_output
-
-    try:
-        with atomic_output(target) as write:
-            write(data)
-    except OSError as exc:
-        raise write_failure(exc, str(target)) from exc
-
-
-def write_stdout(data: bytes) -> None:
-    """The output on stdout; a closed stdout or a reader that went away is a WriteError."""
-    if sys.stdout is None:
-        raise WriteError("<stdout>: cannot write: standard output is closed")
-    try:
-        sys.stdout.buffer.write(data)
-        sys.stdout.buffer.flush()
-    except OSError as exc:
-        raise write_failure(exc, "<stdout>") from exc
-
-
 def _targets(files: tuple[str, ...], output: Path | None, opts: RunOptions) -> list[Path | None]:
     if output is None:
         return [None] * len(files)
@@ -184,14 +178,16 @@ def run(files: tuple[str, ...], output: Path | None, opts: RunOptions, *, jobs: 
                    encoding=opts.encoding if opts.count_tokens else None)
     # With a JSON report on stderr, every warning goes inside it: stderr stays one JSON document.
     say = Messages(into_report=report_kind == "json" and not quiet)
-    outcomes = _outcomes(files, opts, san, jobs, quiet=quiet, terminal=terminal, targets=targets, strict=strict)
-    try:
-        code = _write_all(outcomes, targets, total, opts, say, strict)
-    finally:
-        close = getattr(outcomes, "close", None)
-        if close is not None:
-            close()  # a --jobs or streaming generator stopped early closes its pool now
-        san.counter.close()
+    sizes = [_size(f) for f in files]
+    with progress_bar(should_show(terminal, quiet, sizes), sum(sizes)) as bar:
+        outcomes = _outcomes(files, opts, san, jobs, bar=bar, targets=targets, strict=strict)
+        try:
+            code = _write_all(outcomes, targets, total, opts, say, strict, bar, dict(zip(files, sizes, strict=True)))
+        finally:
+            close = getattr(outcomes, "close", None)
+            if close is not None:
+                close()  # a --jobs or streaming generator stopped early closes its pool now
+            san.counter.close()
     say.into(total)
     if say.stopped:  # --strict stopped the run: no report file; a JSON report on stderr still says why
         report_file = None
@@ -209,7 +205,7 @@ def _same_file(src: Path, target: Path) -> bool:
 
 
 def _write_all(outcomes: Iterable[Outcome], targets: list[Path | None], total: Report, opts: RunOptions,
-               say: Any, strict: bool) -> int:
+               say: Any, strict: bool, bar: Bar, sizes: dict[str, int]) -> int:
     """Write each outcome where it goes, merging its report into `total`; the exit code."""
     from .cli_report import budget_warning
 
@@ -218,6 +214,7 @@ def _write_all(outcomes: Iterable[Outcome], targets: list[Path | None], total: R
     code = 0
     formats: list[str] = []
     for outcome, target in zip(outcomes, targets, strict=True):
+        bar.file_done(outcome.source, sizes.get(outcome.source, 0))
         for problem in outcome.report.problems:
             say(str(problem))
         for finding in outcome.findings:
@@ -267,30 +264,10 @@ def streamable(source: str, opts: RunOptions, san: Sanitizer) -> bool:
             and is_dataset_jsonl(source, san))
 
 
-def stream_file(san: Sanitizer, source: str, target: Path | None, opts: RunOptions, jobs: int = 1) -> Outcome:
-    """Stream a dataset JSONL to `target` (atomically) or stdout; `jobs` processes share its lines."""
-    from functools import partial
-
-    from .fit import repair_result
-    from .stream import atomic_output, sanitize_jsonl
-
-    finish = None if opts.repair_pairs == "report" else partial(repair_result, mode=opts.repair_pairs)
-    if target is None:
-        report = sanitize_jsonl(san, source, write_stdout, finish=finish, jobs=jobs)
-    else:
-        try:
-            with atomic_output(target) as write:
-                report = sanitize_jsonl(san, source, write, finish=finish, jobs=jobs)
-        except OSError as exc:
-            if exc.filename == source:
-                raise
-            raise write_failure(exc, str(target)) from exc
-    return Outcome(source, None, report)
-
-
-def one(san: Sanitizer, source: str, opts: RunOptions) -> Outcome:
+def one(san: Sanitizer, source: str, opts: RunOptions, bar: Bar | None = None) -> Outcome:
     """Read and process one input; an input it cannot handle gives an Outcome with `error`."""
-    return guarded(source, lambda: process(san, source, read_input(source, opts), opts))
+    size = _size(source) if bar is not None else 0
+    return guarded(source, lambda: process(san, source, read_input(source, opts, bar), opts, bar, size))
 
 
 def _streamable(source: str, opts: RunOptions, san: Sanitizer) -> bool:
@@ -307,8 +284,8 @@ def _size(source: str) -> int:
         return 0
 
 
-def _outcomes(files: tuple[str, ...], opts: RunOptions, san: Sanitizer, jobs: int, *, quiet: bool,
-              terminal: bool, targets: list[Path | None], strict: bool) -> Iterable[Outcome]:
+def _outcomes(files: tuple[str, ...], opts: RunOptions, san: Sanitizer, jobs: int, *, bar: Bar,
+              targets: list[Path | None], strict: bool) -> Iterable[Outcome]:
     """One Outcome per input, in input order (lazily where outputs are written as they come)."""
     if jobs > 1 and len(files) > 1:
         from .cli_jobs import pooled
@@ -317,29 +294,15 @@ def _outcomes(files: tuple[str, ...], opts: RunOptions, san: Sanitizer, jobs: in
     # --strict must see problems before any output is written, so it never streams.
     streams = [False] * len(files) if strict else [_streamable(f, opts, san) for f in files]  # sniffed once
     if any(streams):
-        return _streamed(files, streams, opts, san, jobs, targets)
-    sizes = [_size(f) for f in files]
-    if san.count_tokens and max(sizes, default=0) >= START_WORKERS_BYTES:
+        return _streamed(files, streams, opts, san, jobs, targets, bar)
+    if san.count_tokens and max(map(_size, files), default=0) >= START_WORKERS_BYTES:
         san.counter.start_workers()  # before a big input is loaded (see TokenCounter.start_workers)
-    show = terminal and not quiet and sum(sizes) >= PROGRESS_MIN_BYTES
-    if not show:
-        return [one(san, f, opts) for f in files]
-    from rich.console import Console
-    from rich.progress import Progress
-
-    out = []
-    with Progress(console=Console(stderr=True), redirect_stdout=False, redirect_stderr=False,
-                  transient=True) as bar:
-        task = bar.add_task("sanitizing", total=sum(sizes))
-        for f, size in zip(files, sizes, strict=True):
-            out.append(one(san, f, opts))
-            bar.advance(task, size)
-    return out
+    return [one(san, f, opts, bar) for f in files]
 
 
 def _streamed(files: tuple[str, ...], streams: list[bool], opts: RunOptions, san: Sanitizer, jobs: int,
-              targets: list[Path | None]) -> Iterator[Outcome]:
+              targets: list[Path | None], bar: Bar) -> Iterator[Outcome]:
     """Dataset JSONL files (`streams`) go straight to their output, line by line (`jobs` processes
     share the lines of one file); yielded one at a time so stdout gets every output in input order."""
     for f, is_stream, t in zip(files, streams, targets, strict=True):
-        yield guarded(f, stream_file, san, f, t, opts, jobs) if is_stream else one(san, f, opts)
+        yield guarded(f, stream_file, san, f, t, opts, jobs, bar) if is_stream else one(san, f, opts, bar)

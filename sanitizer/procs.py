@@ -22,6 +22,7 @@ import ctypes
 import os
 import signal
 import sys
+import time
 from collections.abc import Iterator
 from concurrent.futures import ProcessPoolExecutor
 from typing import Any
@@ -30,6 +31,7 @@ _pools: set[ProcessPoolExecutor] = set()
 _temps: set[str] = set()
 _message: str | None = None  # set while the command line runs: what `_on_term` says
 _PR_SET_PDEATHSIG = 1
+ABORT_WAIT = 2.0
 
 
 def _die_with_parent() -> None:
@@ -73,13 +75,15 @@ def stop_on_signals(prefix: str) -> Iterator[None]:
             signal.signal(signum, handler)
 
 
-def child_init(initializer: Any = None, *args: Any) -> None:
+def child_init(parent: int, initializer: Any = None, *args: Any) -> None:
     """The first thing a pool worker runs (then `initializer(*args)` when given)."""
     global _message
     _pools.clear()  # the parent's pools and files are not this process's to close
     _temps.clear()
     _message = None
     _die_with_parent()
+    if os.getppid() != parent:  # the parent died before the line above: no signal will come
+        os._exit(128 + signal.SIGTERM)
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, _on_term)
     if initializer is not None:
@@ -90,7 +94,7 @@ def new_pool(workers: int, *, mp_context: Any = None, initializer: Any = None,
              initargs: tuple[Any, ...] = ()) -> ProcessPoolExecutor:
     """A ProcessPoolExecutor whose workers follow the rules above."""
     pool = ProcessPoolExecutor(workers, mp_context=mp_context, initializer=child_init,
-                               initargs=(initializer, *initargs))
+                               initargs=(os.getpid(), initializer, *initargs))
     _pools.add(pool)
     return pool
 
@@ -102,15 +106,18 @@ def close_pool(pool: ProcessPoolExecutor) -> None:
 
 
 def abort() -> None:
-    """The process is being interrupted: terminate every live pool's workers now."""
-    for pool in list(_pools):
-        _terminate(pool)
-
-
-def _terminate(pool: ProcessPoolExecutor) -> None:
-    for proc in list((getattr(pool, "_processes", None) or {}).values()):
+    """The process is being interrupted: terminate every live pool's workers now (and kill
+    those still there after `ABORT_WAIT` seconds: a worker deadlocked in C never runs its handler)."""
+    procs = [p for pool in list(_pools) for p in list((getattr(pool, "_processes", None) or {}).values())]
+    for proc in procs:
         with contextlib.suppress(OSError, AttributeError):
             proc.terminate()
+    deadline = time.monotonic() + ABORT_WAIT
+    for proc in procs:
+        with contextlib.suppress(OSError, AttributeError, AssertionError, ValueError):
+            proc.join(max(0.0, deadline - time.monotonic()))
+            if proc.exitcode is None:
+                proc.kill()
 
 
 def track_temp(path: str) -> None:

@@ -560,3 +560,70 @@ def test_a_string_that_looks_like_a_number_marker_is_left_alone() -> None:
     value = [json_numbers.decoder.decode('{"a": 1e999, "b": "NaN and Infinity in prose"}')]
     assert loader.dumps_value(value) == '[{"a": 1e999, "b": "NaN and Infinity in prose"}]'
     assert loader.dumps_value([{"b": "NaN"}]) == '[{"b": "NaN"}]'
+
+
+# --- 7. progress that moves on a terminal, nothing otherwise ----------------------------------
+
+
+def _with_pty_stderr(args: list[str], cwd: Path) -> tuple[int, str]:
+    """Run with stderr on a pseudo-terminal; (exit code, everything drawn on it)."""
+    import pty
+    import select
+
+    master, slave = pty.openpty()
+    proc = subprocess.Popen([sys.executable, "-m", "sanitizer", *args], cwd=cwd, stdin=subprocess.DEVNULL,
+                            stdout=subprocess.DEVNULL, stderr=slave, start_new_session=True,
+                            env={**os.environ, "COLUMNS": "120", "TERM": "xterm"})
+    os.close(slave)
+    drawn = bytearray()
+    try:
+        while True:
+            ready, _, _ = select.select([master], [], [], 1.0)
+            if ready:
+                try:
+                    chunk = os.read(master, 65536)
+                except OSError:  # EIO: every writer of the terminal closed it
+                    break
+                if not chunk:
+                    break
+                drawn += chunk
+            elif proc.poll() is not None:
+                break
+        code = proc.wait(timeout=300)
+    finally:
+        os.close(master)
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+    assert_no_process_left(proc.pid)
+    return code, drawn.decode("utf-8", errors="replace")
+
+
+def _percentages(drawn: str) -> list[int]:
+    import re
+
+    return [int(p) for p in re.findall(r"(\d{1,3})%", drawn)]
+
+
+@pytest.mark.parametrize("kind", ["session", "dataset", "files", "files-jobs"])
+def test_the_progress_bar_is_drawn_and_moves_on_a_terminal(tmp_path: Path, big_inputs: dict[str, Path],
+                                                           kind: str) -> None:
+    files = [str(big_inputs[f"s{i}"]) for i in range(3)] if kind.startswith("files") else [str(big_inputs[kind])]
+    args = [*files, "-o", "out" if len(files) > 1 else "out/clean.jsonl", "--report", "none"]
+    if kind == "files-jobs":
+        args += ["--jobs", "2"]
+    code, drawn = _with_pty_stderr(args, tmp_path)
+    assert code == 0, drawn
+    seen = _percentages(drawn)
+    assert "Traceback" not in drawn
+    assert len(set(seen)) >= 2 and min(seen) < 100, f"the bar did not move: {seen}"
+    if kind == "dataset":
+        assert "records" in drawn
+
+
+def test_no_bar_when_quiet_on_a_terminal_or_when_stderr_is_not_one(tmp_path: Path, big_inputs: dict[str, Path]
+                                                                  ) -> None:
+    code, drawn = _with_pty_stderr([str(big_inputs["s0"]), "-o", "out.jsonl", "-q"], tmp_path)
+    assert code == 0 and drawn == ""
+    ran = sanitize(str(big_inputs["s0"]), "-o", "out2.jsonl", "--report", "none", cwd=tmp_path)
+    assert ran.code == 0 and ran.stderr == ""
