@@ -75,7 +75,7 @@ def _stderr_is_terminal() -> bool:
 @click.option("--encoding", default=DEFAULT_ENCODING, show_default=True, help="tiktoken encoding for counts.")
 @click.option("--no-tokens", is_flag=True, help="Skip exact token counting in the report (faster).")
 @click.option("--jobs", type=click.IntRange(min=1), default=1, show_default=True, help="Files processed in parallel.")
-@click.option("--strict", is_flag=True, help="Stop with exit 1 on the first input problem.")
+@click.option("--strict", is_flag=True, help="Stop with exit 1 on the first input problem; exit 3 when --budget is not met.")
 @click.option("--quiet", "-q", is_flag=True, help="No report, no progress (problems are still printed).")
 @click.option("--report", "report_kind", type=click.Choice(["table", "json", "none"]),
               help="Report on stderr (default: a table on a terminal, a one-line summary otherwise).")
