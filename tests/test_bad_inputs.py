@@ -23,6 +23,8 @@ from pathlib import Path
 
 import pytest
 from conftest import EXAMPLE, ROOT
+from hypothesis import given
+from hypothesis import strategies as st
 
 _spec = importlib.util.spec_from_file_location("bench_gen", ROOT / "bench" / "gen.py")
 gen = importlib.util.module_from_spec(_spec)
@@ -627,3 +629,62 @@ def test_no_bar_when_quiet_on_a_terminal_or_when_stderr_is_not_one(tmp_path: Pat
     assert code == 0 and drawn == ""
     ran = sanitize(str(big_inputs["s0"]), "-o", "out2.jsonl", "--report", "none", cwd=tmp_path)
     assert ran.code == 0 and ran.stderr == ""
+
+
+def test_detection_prefers_the_claimant_that_reads_the_messages() -> None:
+    from sanitizer import formats, loader
+    from sanitizer.formats.base import Adapter
+
+    doc = loader.from_text('[{"role": "user", "content": "hi"}, {"role": "assistant", "content": "yes"}]\n', "x")
+
+    class Greedy(Adapter):  # claims everything with the top score and reads nothing
+        name = "greedy"
+
+        def sniff(self, doc: object) -> int:
+            return 10**6
+
+        def views(self, doc: object):  # noqa: ANN201
+            return iter(())
+
+    saved = formats.ADAPTERS
+    try:
+        formats.ADAPTERS = (Greedy(), *saved)
+        assert formats.detect(doc).name == "openai_chat"
+    finally:
+        formats.ADAPTERS = saved
+    assert formats.detect(doc).name == "openai_chat"
+
+
+# --- invariants of the writer's two escapes ----------------------------------------------------
+
+_LITERALS = st.sampled_from(["1e999", "-1e999", "1E+400", "NaN", "Infinity", "-Infinity", "2.5", "0", "-3e-7"])
+
+
+@given(st.lists(st.tuples(st.text(max_size=8), _LITERALS), max_size=8), st.sampled_from([None, 2]))
+def test_every_number_literal_survives_a_write(pairs: list[tuple[str, str]], indent: int | None) -> None:
+    from sanitizer import json_numbers, loader
+
+    text = "{" + ", ".join(f"{json.dumps(k)}: {v}" for k, v in dict(pairs).items()) + "}"
+    value = json_numbers.decoder.decode(text)
+    written = loader.dumps_value(value, indent=indent)
+    again = json_numbers.decoder.decode(written)
+    assert list(again) == list(value)
+    for key, literal in dict(pairs).items():
+        got = again[key]
+        if isinstance(got, json_numbers.RawNumber):
+            assert got.text == literal
+        else:
+            assert got == float(literal) or got == int(literal)
+
+
+@given(st.text(alphabet=st.characters(min_codepoint=0, max_codepoint=0xFFFF), max_size=40))
+def test_output_text_always_encodes_and_lone_surrogates_become_escapes(text: str) -> None:
+    from sanitizer.cli_errors import encode
+
+    data = encode(text)
+    decoded = data.decode("utf-8", errors="surrogateescape")  # never raises: valid UTF-8 but smuggled bytes
+    for ch in text:
+        if 0xD800 <= ord(ch) <= 0xDFFF and not 0xDC80 <= ord(ch) <= 0xDCFF:
+            assert f"\\u{ord(ch):04x}" in decoded
+    if not any(0xD800 <= ord(ch) <= 0xDFFF for ch in text):
+        assert decoded == text

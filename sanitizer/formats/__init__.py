@@ -37,25 +37,28 @@ def by_name(name: str) -> Adapter:
 def detect(doc: Document) -> Adapter:
     """The adapter most sure of the document's content (ties go to the earlier adapter).
 
-    When several adapters claim the document and the surest one reads no message from it, the
-    claimant that reads the most messages wins instead (a wrong reading is never silent).
+    When several adapters claim the document and another claimant reads more than twice as many
+    messages as the surest one (which may read none), that claimant wins instead: a wrong reading
+    is never silent.
     """
     best, best_score = None, 0
     claimants = []
     for adapter in ADAPTERS:
         score = adapter.sniff(doc)
         if score > 0:
-            claimants.append(adapter)
+            claimants.append((adapter, score))
         if score > best_score:
             best, best_score = adapter, score
     if best is None:
         names = ", ".join(a.name for a in ADAPTERS)
         raise FormatError(f"{doc.source}: could not detect the conversation format; pass --format ({names})")
-    if len(claimants) > 1 and doc.records and message_count(best, doc) == 0:
-        counts = [(message_count(a, doc), -i, a) for i, a in enumerate(claimants) if a is not best]
-        most = max(counts, key=lambda c: c[:2])
-        if most[0] > 0:
-            return most[2]
+    if len(claimants) > 1 and doc.records:
+        got = message_count(best, doc)
+        # the most messages; then the surest; then the earlier adapter
+        counts = [(message_count(a, doc), score, -i, a) for i, (a, score) in enumerate(claimants) if a is not best]
+        most = max(counts, key=lambda c: c[:3])
+        if most[0] > 2 * got:
+            return most[3]
     return best
 
 
