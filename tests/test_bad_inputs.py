@@ -117,6 +117,14 @@ def session(tmp_path: Path) -> Path:
     return path
 
 
+@pytest.fixture(scope="module")
+def big_inputs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    folder = tmp_path_factory.mktemp("big")
+    return {"session": gen.claude_session(folder / "big.jsonl", 12 * MB, seed=1),
+            "dataset": gen.dataset(folder / "data.jsonl", 12 * MB),
+            **{f"s{i}": gen.claude_session(folder / f"s{i}.jsonl", 4 * MB, seed=i) for i in range(3)}}
+
+
 def expected_copy(tmp_path: Path, *args: str) -> bytes:
     ran = sanitize(str(EXAMPLE), "-q", *args, cwd=tmp_path)
     assert ran.code == 0, ran.stderr
@@ -364,10 +372,14 @@ def test_closed_stdout(tmp_path: Path, session: Path) -> None:
     assert snapshot(tmp_path) == before
 
 
-def test_a_reader_that_goes_away_stops_the_run_in_one_line(tmp_path: Path) -> None:
-    big = gen.claude_session(tmp_path / "big.jsonl", 3 * MB, seed=3)
+@pytest.mark.parametrize("kind", ["session", "dataset", "dataset-jobs", "files-jobs"])
+def test_a_reader_that_goes_away_stops_the_run_in_one_line(tmp_path: Path, big_inputs: dict[str, Path],
+                                                           kind: str) -> None:
+    files = {"session": ["session"], "dataset": ["dataset"], "dataset-jobs": ["dataset"],
+             "files-jobs": ["s0", "s1"]}[kind]
+    args = [str(big_inputs[f]) for f in files] + (["--jobs", "2"] if kind.endswith("jobs") else [])
     before = snapshot(tmp_path)
-    proc = subprocess.Popen([sys.executable, "-m", "sanitizer", str(big), "--preset", "none", "-q"], cwd=tmp_path,
+    proc = subprocess.Popen([sys.executable, "-m", "sanitizer", *args, "-q"], cwd=tmp_path,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
     assert proc.stdout is not None and proc.stderr is not None
     proc.stdout.close()  # like `| head -c 0`: the reader is gone before the first write
@@ -508,14 +520,6 @@ def _stop_mid_run(tmp_path: Path, args: list[str], signum: int) -> tuple[int, st
             proc.wait()
     assert_no_process_left(proc.pid)
     return proc.returncode, err.decode()
-
-
-@pytest.fixture(scope="module")
-def big_inputs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
-    folder = tmp_path_factory.mktemp("big")
-    return {"session": gen.claude_session(folder / "big.jsonl", 12 * MB, seed=1),
-            "dataset": gen.dataset(folder / "data.jsonl", 12 * MB),
-            **{f"s{i}": gen.claude_session(folder / f"s{i}.jsonl", 4 * MB, seed=i) for i in range(3)}}
 
 
 @pytest.mark.parametrize(("kind", "signum"), [("session", signal.SIGTERM), ("jobs", signal.SIGTERM),
