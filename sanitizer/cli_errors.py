@@ -56,6 +56,8 @@ def read_failure(exc: BaseException, source: str) -> str | None:
 def guarded(source: str, fn: Callable[..., Any], *args: Any) -> Any:
     """`fn(*args)`, or a failed Outcome for `source` when it raises an input or output error."""
     from .cli_run import Outcome
+    from .formats import FormatError
+    from .formats.hermes import StateDbError
     from .report import Report
 
     try:
@@ -63,6 +65,8 @@ def guarded(source: str, fn: Callable[..., Any], *args: Any) -> Any:
     except (InputError, RecursionError, OSError, UnicodeError) as exc:
         message = read_failure(exc, source)
         return Outcome(source, None, Report(source=source, format="", preset=""), error=message)
+    except (FormatError, StateDbError) as exc:  # this file's format or session: a usage error (2)
+        return Outcome(source, None, Report(source=source, format="", preset=""), error=str(exc), code=2)
 
 
 def write_failure(exc: OSError, target: str) -> WriteError:

@@ -35,6 +35,7 @@ class Outcome:
     report: Report
     findings: list[str] = field(default_factory=list)  # --check / pair findings, as `file:line: what`
     error: str | None = None  # `file[:line]: what is wrong` when this input could not be handled
+    code: int = 1  # the exit code `error` asks for (2: its format or session is a usage error)
 
 
 def build_sanitizer(opts: RunOptions, threads: int | None = None) -> Sanitizer:
@@ -227,8 +228,8 @@ def _write_all(outcomes: Iterable[Outcome], targets: list[Path | None], total: R
             say(f"sanitize: {outcome.error}")
             if strict:
                 say.stopped = True
-                return 1
-            code = 1
+                return outcome.code
+            code = max(code, outcome.code)
             continue
         if outcome.output is not None:
             try:

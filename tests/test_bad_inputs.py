@@ -692,3 +692,14 @@ def test_output_text_always_encodes_and_lone_surrogates_become_escapes(text: str
             assert f"\\u{ord(ch):04x}" in decoded
     if not any(0xD800 <= ord(ch) <= 0xDFFF for ch in text):
         assert decoded == text
+
+
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_an_undetectable_file_among_many_exits_2_and_the_others_are_written(tmp_path: Path, session: Path,
+                                                                            jobs: str) -> None:
+    (tmp_path / "unknown.json").write_text('{"foo": 1}\n')
+    before = snapshot(tmp_path)
+    ran = sanitize("unknown.json", str(session), "--jobs", jobs, "-q", "-o", "out", cwd=tmp_path)
+    one_line(ran, 2, "unknown.json: could not detect the conversation format; pass --format")
+    assert sorted(p.name for p in (tmp_path / "out").iterdir()) == ["session.jsonl"]
+    assert {k: v for k, v in snapshot(tmp_path).items() if not k.startswith("out")} == before
