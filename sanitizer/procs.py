@@ -5,7 +5,7 @@ Every process pool (token counting, `--jobs` files, `--jobs` dataset lines) is m
 
 - a worker never outlives its parent: on Linux it asks the kernel for SIGTERM when its parent
   dies (`PR_SET_PDEATHSIG`), so even a parent killed with SIGKILL leaves no process behind
-  holding stderr open;
+  holding stderr open (for pools made by the main thread: the signal follows the forking thread);
 - a worker ignores SIGINT (Ctrl-C reaches the whole process group; the parent alone decides,
   and a worker's traceback would land in the caller's stderr);
 - a worker stopped by SIGTERM removes the temporary output files it was writing and exits at once;
@@ -22,6 +22,7 @@ import ctypes
 import os
 import signal
 import sys
+import threading
 import time
 from collections.abc import Iterator
 from concurrent.futures import ProcessPoolExecutor
@@ -75,15 +76,16 @@ def stop_on_signals(prefix: str) -> Iterator[None]:
             signal.signal(signum, handler)
 
 
-def child_init(parent: int, initializer: Any = None, *args: Any) -> None:
+def child_init(parent: int, die_with_parent: bool, initializer: Any = None, *args: Any) -> None:
     """The first thing a pool worker runs (then `initializer(*args)` when given)."""
     global _message
     _pools.clear()  # the parent's pools and files are not this process's to close
     _temps.clear()
     _message = None
-    _die_with_parent()
-    if os.getppid() != parent:  # the parent died before the line above: no signal will come
-        os._exit(128 + signal.SIGTERM)
+    if die_with_parent:
+        _die_with_parent()
+        if os.getppid() != parent:  # the parent died before the line above: no signal will come
+            os._exit(128 + signal.SIGTERM)
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, _on_term)
     if initializer is not None:
@@ -94,9 +96,16 @@ def new_pool(workers: int, *, mp_context: Any = None, initializer: Any = None,
              initargs: tuple[Any, ...] = ()) -> ProcessPoolExecutor:
     """A ProcessPoolExecutor whose workers follow the rules above."""
     pool = ProcessPoolExecutor(workers, mp_context=mp_context, initializer=child_init,
-                               initargs=(os.getpid(), initializer, *initargs))
+                               initargs=(os.getpid(), _in_main_thread(), initializer, *initargs))
     _pools.add(pool)
     return pool
+
+
+def _in_main_thread() -> bool:
+    # The kernel's death signal follows the thread that forked the worker, not the process: a
+    # pool made by another thread (an embedding server's) would lose its workers when that
+    # thread ends, so only pools of the main thread ask for it.
+    return threading.current_thread() is threading.main_thread()
 
 
 def close_pool(pool: ProcessPoolExecutor) -> None:

@@ -151,3 +151,24 @@ def test_no_bar_when_quiet_on_a_terminal_or_when_stderr_is_not_one(tmp_path: Pat
     assert code == 0 and drawn == ""
     ran = sanitize(str(big_inputs["s0"]), "-o", "out2.jsonl", "--report", "none", cwd=tmp_path)
     assert ran.code == 0 and ran.stderr == ""
+
+
+def test_pool_workers_die_with_their_parent_even_when_it_is_killed(tmp_path: Path) -> None:
+    """A parent killed with SIGKILL runs no handler: its workers still go (the kernel's death signal)."""
+    script = ("from sanitizer import procs\n"
+              "pool = procs.new_pool(2)\n"
+              "pool.submit(int).result()\n"
+              "print('ready', flush=True)\n"
+              "import time; time.sleep(600)\n")
+    proc = subprocess.Popen([sys.executable, "-c", script], cwd=tmp_path, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, start_new_session=True)
+    try:
+        assert proc.stdout is not None and proc.stdout.readline() == b"ready\n"
+        assert len(group_members(proc.pid)) == 3  # the parent and its two workers
+        proc.kill()
+        proc.wait(timeout=60)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+    assert_no_process_left(proc.pid)
