@@ -31,6 +31,7 @@ from typing import Any
 _pools: set[ProcessPoolExecutor] = set()
 _temps: set[str] = set()
 _message: str | None = None  # set while the command line runs: what `_on_term` says
+_owner = os.getpid()  # the process whose pools and temporary files these are
 _PR_SET_PDEATHSIG = 1
 ABORT_WAIT = 2.0
 
@@ -47,6 +48,8 @@ def _on_term(signum: int, frame: Any) -> None:  # noqa: ARG001 - a signal handle
     Nothing is unwound: the signal may arrive while a pool holds one of its locks, and an
     exception raised there could deadlock the pool's shutdown.
     """
+    if os.getpid() != _owner:  # a worker forked with this handler, before its `child_init` ran
+        os._exit(128 + signum)
     abort()
     for path in list(_temps):
         with contextlib.suppress(OSError):
@@ -61,7 +64,8 @@ def _on_term(signum: int, frame: Any) -> None:  # noqa: ARG001 - a signal handle
 def stop_on_signals(prefix: str) -> Iterator[None]:
     """While the block runs, SIGINT and SIGTERM stop the process at once, cleanly (`_on_term`),
     saying `{prefix}stopped by SIGTERM` on stderr. Only in the main thread; a no-op elsewhere."""
-    global _message
+    global _message, _owner
+    _owner = os.getpid()
     try:
         previous = {s: signal.signal(s, _on_term) for s in (signal.SIGINT, signal.SIGTERM)}
     except ValueError:  # not the main thread (an embedding caller): its handlers stay
@@ -78,10 +82,11 @@ def stop_on_signals(prefix: str) -> Iterator[None]:
 
 def child_init(parent: int, die_with_parent: bool, initializer: Any = None, *args: Any) -> None:
     """The first thing a pool worker runs (then `initializer(*args)` when given)."""
-    global _message
+    global _message, _owner
     _pools.clear()  # the parent's pools and files are not this process's to close
     _temps.clear()
     _message = None
+    _owner = os.getpid()
     if die_with_parent:
         _die_with_parent()
         if os.getppid() != parent:  # the parent died before the line above: no signal will come
