@@ -1,7 +1,9 @@
 """`sanitize [OPTIONS] FILE…`: the sanitized copy on stdout (or -o), everything else on stderr.
 
-Exit codes: 0 success; 1 input problems (damaged lines, broken pairs) under --strict, or --check
-finding problems under --strict; 2 usage or configuration errors.
+Exit codes: 0 success; 1 input problems (an input or output that cannot be read or written, or
+damaged lines, broken pairs, --check findings under --strict); 2 usage or configuration errors;
+3 --budget not met under --strict; 128 + N when stopped by signal N (130 SIGINT, 143 SIGTERM).
+Every failure is one line `sanitize: FILE[:LINE]: what is wrong`, never a traceback.
 """
 
 from __future__ import annotations
@@ -51,11 +53,11 @@ def _fail(message: str, code: int = 2) -> None:
 
 
 def _stderr_is_terminal() -> bool:
-    return sys.stderr.isatty()
+    return sys.stderr is not None and sys.stderr.isatty()
 
 
 @click.command(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
-@click.argument("files", nargs=-1, type=click.Path(allow_dash=True, dir_okay=False, path_type=str))
+@click.argument("files", nargs=-1, type=click.Path(allow_dash=True, path_type=str))
 @click.option("-o", "--output", "output", type=click.Path(dir_okay=True, path_type=Path),
               help="Write the result here (a folder when several files are given); default stdout.")
 @click.option("--preset", default="default", show_default=True,
@@ -73,7 +75,7 @@ def _stderr_is_terminal() -> bool:
 @click.option("--encoding", default=DEFAULT_ENCODING, show_default=True, help="tiktoken encoding for counts.")
 @click.option("--no-tokens", is_flag=True, help="Skip exact token counting in the report (faster).")
 @click.option("--jobs", type=click.IntRange(min=1), default=1, show_default=True, help="Files processed in parallel.")
-@click.option("--strict", is_flag=True, help="Stop with exit 1 on the first input problem.")
+@click.option("--strict", is_flag=True, help="Stop with exit 1 on the first input problem; exit 3 when --budget is not met.")
 @click.option("--quiet", "-q", is_flag=True, help="No report, no progress (problems are still printed).")
 @click.option("--report", "report_kind", type=click.Choice(["table", "json", "none"]),
               help="Report on stderr (default: a table on a terminal, a one-line summary otherwise).")
@@ -122,13 +124,33 @@ def main(files: tuple[str, ...], output: Path | None, preset: str, config_file: 
 
             sys.exit(cli_detect.show(files))
         check_preset(preset)
-        code = cli_run.run(files, output, opts, jobs=jobs, strict=strict, quiet=quiet, report_kind=report_kind,
-                           report_file=report_file, terminal=_stderr_is_terminal())
+        from . import procs
+
+        with procs.stop_on_signals("sanitize: "):
+            code = cli_run.run(files, output, opts, jobs=jobs, strict=strict, quiet=quiet, report_kind=report_kind,
+                               report_file=report_file, terminal=_stderr_is_terminal())
     except USAGE_ERRORS as exc:
         _fail(str(exc))
     except InputError as exc:
         _fail(str(exc), 1)
+    _quiet_stdout_at_exit()
     sys.exit(code)
+
+
+def _quiet_stdout_at_exit() -> None:
+    """Flush stdout now; when its reader went away, point it at /dev/null so that the
+    interpreter's own flush at exit has nothing to complain about."""
+    import os
+
+    try:
+        if sys.stdout is not None:
+            sys.stdout.flush()
+    except OSError:
+        try:
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())
+        except (OSError, ValueError):
+            pass
 
 
 def emit_json(value: Any) -> str:

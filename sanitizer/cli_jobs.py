@@ -17,11 +17,22 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures import Future
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from .cli_run import Outcome, build_sanitizer, process, read_input, stream_file, streamable, write_atomic
+from . import procs
+from .cli_errors import guarded
+from .cli_run import (
+    Outcome,
+    _streamable,
+    build_sanitizer,
+    one,
+    process,
+    read_input,
+    streamable,
+)
+from .cli_write import stream_file, write_atomic
 from .workers import adopt, before_fork
 
 if TYPE_CHECKING:
@@ -39,7 +50,12 @@ def _init_worker(opts: RunOptions, threads: int) -> None:
 
 
 def _work(source: str, target: Path | None, opts: RunOptions) -> Outcome:
-    """In a worker: process one file; with a target, write the output there and return no bytes."""
+    """In a worker: process one file; with a target, write the output there and return no bytes
+    (an input or output it cannot handle comes back as an Outcome with `error`)."""
+    return guarded(source, _work_on, source, target, opts)
+
+
+def _work_on(source: str, target: Path | None, opts: RunOptions) -> Outcome:
     san = _worker
     assert san is not None, "worker not initialized"
     if target is None:
@@ -74,7 +90,7 @@ def pooled(files: tuple[str, ...], targets: list[Path | None], opts: RunOptions,
     global _worker
     # Stdin, and dataset JSONL bound for stdout (streamed, not held whole), stay in the parent.
     streamed = {i for i, (f, t) in enumerate(zip(files, targets, strict=True))
-                if not strict and t is None and f != "-" and streamable(f, opts, san)}
+                if not strict and t is None and f != "-" and _streamable(f, opts, san)}
     work = sorted((i for i, f in enumerate(files) if f != "-" and i not in streamed), key=lambda i: -_size(files[i]))
     futures: dict[int, Future[Outcome]] = {}
     pool = None
@@ -83,8 +99,7 @@ def pooled(files: tuple[str, ...], targets: list[Path | None], opts: RunOptions,
         _warm_imports()
         before_fork(san)
         _worker = san
-        pool = ProcessPoolExecutor(max_workers=min(jobs, len(work)), initializer=_init_worker,
-                                   initargs=(opts, threads))
+        pool = procs.new_pool(min(jobs, len(work)), initializer=_init_worker, initargs=(opts, threads))
     try:
         for i in work:
             assert pool is not None
@@ -94,11 +109,11 @@ def pooled(files: tuple[str, ...], targets: list[Path | None], opts: RunOptions,
             if i in futures:
                 yield futures[i].result()
             elif i in streamed:
-                yield stream_file(san, source, None, opts)
+                yield guarded(source, stream_file, san, source, None, opts)
             else:
-                yield process(san, source, read_input(source, opts), opts)
+                yield one(san, source, opts)
     finally:
         _worker = None
         san.counter.threads = threads
         if pool is not None:
-            pool.shutdown(wait=True, cancel_futures=True)
+            procs.close_pool(pool)

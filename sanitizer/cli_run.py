@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import json
+import os
 import sys
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
@@ -11,15 +11,19 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
+from .cli_errors import WriteError, check_readable, encode, guarded, reason
+from .cli_progress import PARSED, SANITIZED, Bar, progress_bar, should_show
+from .cli_report import BUDGET_NOT_MET
+from .cli_write import stream_file, write_atomic, write_stdout
 from .loader import InputError
-from .report import Report, render_table
+from .report import Report
 
 if TYPE_CHECKING:
     from .api import Sanitizer
     from .cli import RunOptions
     from .model import Document
 
-PROGRESS_MIN_BYTES = 8 * 1024 * 1024
+READ_CHUNK = 4 * 1024 * 1024
 
 
 @dataclass
@@ -30,6 +34,8 @@ class Outcome:
     output: bytes | None
     report: Report
     findings: list[str] = field(default_factory=list)  # --check / pair findings, as `file:line: what`
+    error: str | None = None  # `file[:line]: what is wrong` when this input could not be handled
+    code: int = 1  # the exit code `error` asks for (2: its format or session is a usage error)
 
 
 def build_sanitizer(opts: RunOptions, threads: int | None = None) -> Sanitizer:
@@ -50,9 +56,12 @@ def build_sanitizer(opts: RunOptions, threads: int | None = None) -> Sanitizer:
 START_WORKERS_BYTES = 1024 * 1024
 
 
-def read_input(source: str, opts: RunOptions) -> str | Any:
-    """The text of a file (or stdin), or the messages of a Hermes state.db session."""
+def read_input(source: str, opts: RunOptions, bar: Bar | None = None) -> str | Any:
+    """The text of a file (or stdin), or the messages of a Hermes state.db session (`bar`: told
+    of the bytes as they are read)."""
     if source == "-":
+        if sys.stdin is None:
+            raise InputError("-: cannot read: standard input is closed")
         return sys.stdin.buffer.read().decode("utf-8", errors="surrogateescape")
     path = Path(source)
     try:
@@ -65,25 +74,36 @@ def read_input(source: str, opts: RunOptions) -> str | Any:
                     raise InputError(f"{source}: a Hermes state.db holds many sessions; pick one with --session ID")
                 # Sanitized as a Hermes JSON session; the database itself is opened read-only.
                 return {"session_id": opts.session, "messages": read_state_db(path, opts.session)}
-            data = head + fh.read()
+            data = head + (fh.read() if bar is None else _read_chunks(fh, bar))
     except OSError as exc:
-        raise InputError(f"{source}: cannot read: {exc.strerror}") from exc
+        raise InputError(f"{source}: cannot read: {reason(exc)}") from exc
     return data.decode("utf-8", errors="surrogateescape")
 
 
-def encode(text: str) -> bytes:
-    return text.encode("utf-8", errors="surrogateescape")
+def _read_chunks(fh: Any, bar: Bar) -> bytes:
+    chunks = []
+    while chunk := fh.read(READ_CHUNK):
+        chunks.append(chunk)
+        bar.read(len(chunk))
+    return b"".join(chunks)
 
 
-def process(san: Sanitizer, source: str, content: str | Any, opts: RunOptions) -> Outcome:
+def process(san: Sanitizer, source: str, content: str | Any, opts: RunOptions, bar: Bar | None = None,
+            size: int = 0) -> Outcome:
     """Run one input through the mode the options ask for, with the cyclic GC paused throughout
     (loading and the rules already pause it; this also covers rendering and writing the copy)."""
     from . import loader
 
     with loader.gc_paused():
         doc = loader.from_text(content, source) if isinstance(content, str) else loader.from_object(content, source)
+        check_readable(doc, source, san)
         del content  # the decoded file (up to 4 bytes a char) is not needed once parsed
+        if bar is not None:
+            bar.step(size, PARSED)
+            bar.records(len(doc.records))
         outcome = _process(san, source, doc, opts)
+        if bar is not None:
+            bar.step(size, SANITIZED)
         # Freed while the collector is paused: otherwise its first pass after the pause walks
         # every object of the document once more (0.18 s on 100,000 messages).
         del doc
@@ -91,6 +111,7 @@ def process(san: Sanitizer, source: str, content: str | Any, opts: RunOptions) -
 
 
 def _process(san: Sanitizer, source: str, doc: Document, opts: RunOptions) -> Outcome:
+    from . import loader
     from .validate import validate_views
 
     if opts.mode == "check":
@@ -123,19 +144,11 @@ def _process(san: Sanitizer, source: str, doc: Document, opts: RunOptions) -> Ou
         text = result.text()
     elif opts.to == "messages":
         convs = result.conversations()
-        text = (json.dumps(convs[0], ensure_ascii=False, indent=2) + "\n" if len(convs) == 1 else
-                "".join(json.dumps(c, ensure_ascii=False) + "\n" for c in convs))
+        text = (loader.dumps_value(convs[0], indent=2) + "\n" if len(convs) == 1 else
+                "".join(loader.dumps_value(c) + "\n" for c in convs))
     else:
         text = result.dumps()
     return Outcome(source, encode(text), result.report)
-
-
-def write_atomic(target: Path, data: bytes) -> None:
-    """Write via a temporary file in the same folder and rename: readers never see half a file."""
-    from .stream import atomic_output
-
-    with atomic_output(target) as write:
-        write(data)
 
 
 def _targets(files: tuple[str, ...], output: Path | None, opts: RunOptions) -> list[Path | None]:
@@ -154,8 +167,9 @@ def run(files: tuple[str, ...], output: Path | None, opts: RunOptions, *, jobs: 
         report_kind: str | None, report_file: Path | None, terminal: bool) -> int:
     targets = _targets(files, output, opts)
     for src, target in zip(files, targets, strict=True):
-        if target is not None and src != "-" and Path(src).resolve() == target.resolve():
+        if target is not None and src != "-" and _same_file(Path(src), target):
             raise click.UsageError(f"{target}: refusing to overwrite the input; choose another -o")
+    from .cli_report import Messages, report
     from .workers import worker_threads
 
     # Built once, here: --jobs workers inherit it, each with its share of the token-counting processes.
@@ -163,25 +177,74 @@ def run(files: tuple[str, ...], output: Path | None, opts: RunOptions, *, jobs: 
     total = Report(source=files[0] if len(files) == 1 else f"{len(files)} files", format="", preset=opts.preset,
                    tokens_before=0 if opts.count_tokens and opts.mode == "copy" else None,
                    encoding=opts.encoding if opts.count_tokens else None)
-    outcomes = _outcomes(files, opts, san, jobs, quiet=quiet, terminal=terminal, targets=targets, strict=strict)
+    # With a JSON report on stderr, every warning goes inside it: stderr stays one JSON document.
+    say = Messages(into_report=report_kind == "json" and not quiet)
+    sizes = [_size(f) for f in files]
+    with progress_bar(should_show(terminal, quiet, sizes), sum(sizes)) as bar:
+        outcomes = _outcomes(files, opts, san, jobs, bar=bar, targets=targets, strict=strict)
+        try:
+            code = _write_all(outcomes, targets, total, opts, say, strict, bar, dict(zip(files, sizes, strict=True)))
+        finally:
+            close = getattr(outcomes, "close", None)
+            if close is not None:
+                close()  # a --jobs or streaming generator stopped early closes its pool now
+            san.counter.close()
+    say.into(total)
+    if say.stopped:  # --strict stopped the run: no report file; a JSON report on stderr still says why
+        report_file = None
+        report_kind = "json" if say.into_report else "none"
+    if total.format or report_kind == "json" or report_file is not None:  # no summary of nothing done
+        report(total, report_kind, report_file, quiet=quiet, terminal=terminal, mode=opts.mode)
+    return code
+
+
+def _same_file(src: Path, target: Path) -> bool:
+    try:
+        return src.resolve() == target.resolve() or (target.exists() and src.samefile(target))
+    except OSError:
+        return False
+
+
+def _write_all(outcomes: Iterable[Outcome], targets: list[Path | None], total: Report, opts: RunOptions,
+               say: Any, strict: bool, bar: Bar, sizes: dict[str, int]) -> int:
+    """Write each outcome where it goes, merging its report into `total`; the exit code."""
+    from .cli_report import budget_warning
+
     if strict:  # every file's problems are known before any output is written (nothing streams)
         outcomes = list(outcomes)
     code = 0
     formats: list[str] = []
     for outcome, target in zip(outcomes, targets, strict=True):
+        bar.file_done(outcome.source, sizes.get(outcome.source, 0))
         for problem in outcome.report.problems:
-            click.echo(str(problem), err=True)
+            say(str(problem))
         for finding in outcome.findings:
-            click.echo(finding, err=True)
+            say(finding)
         if strict and (outcome.report.problems or outcome.findings):
-            click.echo(f"sanitize: {outcome.source}: stopped (--strict): input problems found", err=True)
+            say(f"sanitize: {outcome.source}: stopped (--strict): input problems found")
+            say.stopped = True
             return 1
+        if outcome.error is not None:
+            say(f"sanitize: {outcome.error}")
+            if strict:
+                say.stopped = True
+                return outcome.code
+            code = max(code, outcome.code)
+            continue
         if outcome.output is not None:
-            if target is None:
-                sys.stdout.buffer.write(outcome.output)
-                sys.stdout.buffer.flush()
-            else:
-                write_atomic(target, outcome.output)
+            try:
+                write_stdout(outcome.output) if target is None else write_atomic(target, outcome.output)
+            except WriteError as exc:
+                say(f"sanitize: {exc}")
+                if target is None or strict:
+                    say.stopped = True
+                    return 1
+                code = 1
+                continue
+        warning = budget_warning(outcome.report, strict)
+        if warning:
+            say(warning)
+            code = max(code, BUDGET_NOT_MET if strict else 0)
         formats.append(outcome.report.format)
         total.merge(outcome.report)
         total.seconds += outcome.report.seconds
@@ -191,7 +254,6 @@ def run(files: tuple[str, ...], output: Path | None, opts: RunOptions, *, jobs: 
             total.extra["all_findings"] = total.extra["check"]
     total.extra.pop("all_findings", None)
     total.format = ",".join(sorted(set(formats)))
-    _report(total, report_kind, report_file, quiet=quiet, terminal=terminal, mode=opts.mode)
     return code
 
 
@@ -203,84 +265,45 @@ def streamable(source: str, opts: RunOptions, san: Sanitizer) -> bool:
             and is_dataset_jsonl(source, san))
 
 
-def stream_file(san: Sanitizer, source: str, target: Path | None, opts: RunOptions, jobs: int = 1) -> Outcome:
-    """Stream a dataset JSONL to `target` (atomically) or stdout; `jobs` processes share its lines."""
-    from functools import partial
-
-    from .fit import repair_result
-    from .stream import atomic_output, sanitize_jsonl
-
-    finish = None if opts.repair_pairs == "report" else partial(repair_result, mode=opts.repair_pairs)
-    if target is None:
-        report = sanitize_jsonl(san, source, sys.stdout.buffer.write, finish=finish, jobs=jobs)
-        sys.stdout.buffer.flush()
-    else:
-        with atomic_output(target) as write:
-            report = sanitize_jsonl(san, source, write, finish=finish, jobs=jobs)
-    return Outcome(source, None, report)
+def one(san: Sanitizer, source: str, opts: RunOptions, bar: Bar | None = None) -> Outcome:
+    """Read and process one input; an input it cannot handle gives an Outcome with `error`."""
+    size = _size(source) if bar is not None else 0
+    return guarded(source, lambda: process(san, source, read_input(source, opts, bar), opts, bar, size))
 
 
-def _outcomes(files: tuple[str, ...], opts: RunOptions, san: Sanitizer, jobs: int, *, quiet: bool,
-              terminal: bool, targets: list[Path | None], strict: bool) -> Iterable[Outcome]:
+def _streamable(source: str, opts: RunOptions, san: Sanitizer) -> bool:
+    try:
+        return streamable(source, opts, san)
+    except (OSError, InputError, RecursionError):  # reported when the file is read
+        return False
+
+
+def _size(source: str) -> int:
+    try:
+        return os.stat(source).st_size if source != "-" and os.path.isfile(source) else 0
+    except OSError:
+        return 0
+
+
+def _outcomes(files: tuple[str, ...], opts: RunOptions, san: Sanitizer, jobs: int, *, bar: Bar,
+              targets: list[Path | None], strict: bool) -> Iterable[Outcome]:
     """One Outcome per input, in input order (lazily where outputs are written as they come)."""
     if jobs > 1 and len(files) > 1:
         from .cli_jobs import pooled
 
         return pooled(files, targets, opts, san, jobs, strict=strict)
     # --strict must see problems before any output is written, so it never streams.
-    streams = [False] * len(files) if strict else [streamable(f, opts, san) for f in files]  # sniffed once
+    streams = [False] * len(files) if strict else [_streamable(f, opts, san) for f in files]  # sniffed once
     if any(streams):
-        return _streamed(files, streams, opts, san, jobs, targets)
-    sizes = [Path(f).stat().st_size if f != "-" and Path(f).is_file() else 0 for f in files]
-    if san.count_tokens and max(sizes, default=0) >= START_WORKERS_BYTES:
+        return _streamed(files, streams, opts, san, jobs, targets, bar)
+    if san.count_tokens and max(map(_size, files), default=0) >= START_WORKERS_BYTES:
         san.counter.start_workers()  # before a big input is loaded (see TokenCounter.start_workers)
-    show = terminal and not quiet and sum(sizes) >= PROGRESS_MIN_BYTES
-    if not show:
-        return [process(san, f, read_input(f, opts), opts) for f in files]
-    from rich.console import Console
-    from rich.progress import Progress
-
-    out = []
-    with Progress(console=Console(stderr=True), redirect_stdout=False, redirect_stderr=False,
-                  transient=True) as bar:
-        task = bar.add_task("sanitizing", total=sum(sizes))
-        for f, size in zip(files, sizes, strict=True):
-            out.append(process(san, f, read_input(f, opts), opts))
-            bar.advance(task, size)
-    return out
+    return [one(san, f, opts, bar) for f in files]
 
 
 def _streamed(files: tuple[str, ...], streams: list[bool], opts: RunOptions, san: Sanitizer, jobs: int,
-              targets: list[Path | None]) -> Iterator[Outcome]:
+              targets: list[Path | None], bar: Bar) -> Iterator[Outcome]:
     """Dataset JSONL files (`streams`) go straight to their output, line by line (`jobs` processes
     share the lines of one file); yielded one at a time so stdout gets every output in input order."""
     for f, is_stream, t in zip(files, streams, targets, strict=True):
-        yield stream_file(san, f, t, opts, jobs) if is_stream else process(san, f, read_input(f, opts), opts)
-
-
-def _report(report: Report, kind: str | None, report_file: Path | None, *, quiet: bool, terminal: bool,
-            mode: str) -> None:
-    if report_file is not None or (kind == "json" and not quiet):
-        data = report.to_dict()  # built only when asked for: a cut list can be long
-        if report_file is not None:
-            write_atomic(report_file, (json.dumps(data, ensure_ascii=False, indent=2) + "\n").encode())
-    if quiet or kind == "none":
-        return
-    if kind == "json":
-        click.echo(json.dumps(data, ensure_ascii=False, indent=2), err=True)
-    elif mode == "check":
-        n = len(report.extra.get("check", []))
-        click.echo(f"check: {report.source}: {report.messages:,} messages, {n} finding(s)", err=True)
-    elif kind == "table" or (terminal and mode == "copy"):
-        from rich.console import Console
-
-        Console(stderr=True).print(render_table(report))
-    elif mode == "copy":
-        if report.tokens_before is not None:
-            before, after = report.tokens_before, report.tokens_after or 0
-            pct = 100 * (before - after) / before if before else 0.0
-            figures = f"tokens {before:,} -> {after:,} ({pct:.1f}% saved)"
-        else:
-            figures = f"chars {report.chars_before:,} -> {report.chars_after:,}"
-        hits = sum(s.hits for s in report.rules.values())
-        click.echo(f"sanitize: {report.source}: {report.messages:,} messages, {hits:,} cuts, {figures}", err=True)
+        yield guarded(f, stream_file, san, f, t, opts, jobs, bar) if is_stream else one(san, f, opts, bar)

@@ -13,6 +13,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
+from . import json_numbers
 from .json_indent import dumps_indented
 from .model import Damaged, Document, Problem
 
@@ -68,7 +69,7 @@ def from_text(text: str, source: str = "<input>") -> Document:
     if stripped[0] in "[{" and (not looks_jsonl or single_line and stripped[0] == "["):
         try:
             with gc_paused():
-                value = json.loads(text)
+                value = _decode(text)  # non-finite numbers kept as written (json_numbers)
         except json.JSONDecodeError as exc:
             if stripped[0] == "[" or single_line:
                 raise InputError(f"{source}:{exc.lineno}: not valid JSON: {exc.msg} (column {exc.colno})") from exc
@@ -103,7 +104,7 @@ def _from_jsonl(text: str, source: str) -> Document:
                     raw_lines=lines, problems=problems, trailing_newline=trailing)
 
 
-_decode = json.JSONDecoder().decode
+_decode = json_numbers.decoder.decode
 
 
 def parse_line(line: str, number: int, source: str) -> tuple[Any, Problem | None]:
@@ -115,6 +116,9 @@ def parse_line(line: str, number: int, source: str) -> tuple[Any, Problem | None
         return _decode(body), None
     except json.JSONDecodeError as exc:
         reason = f"not valid JSON ({exc.msg} at column {exc.colno}); copied through unchanged"
+        return Damaged(number, line, reason), Problem(source, number, reason)
+    except RecursionError:  # Python's JSON reader recurses once per level of nesting
+        reason = "JSON nested too deep to read (about 1,000 levels); copied through unchanged"
         return Damaged(number, line, reason), Problem(source, number, reason)
 
 
@@ -143,8 +147,8 @@ def _dumps(value: Any, indent: int | None = None, **kw: Any) -> str:
 
     def dump(ensure_ascii: bool) -> str:
         if indent is not None:  # json.dumps's own indenting is slow: the same text, faster
-            return dumps_indented(value, indent, ensure_ascii=ensure_ascii)
-        return json.dumps(value, ensure_ascii=ensure_ascii, **kw)
+            return json_numbers.dumps(lambda v: dumps_indented(v, indent, ensure_ascii=ensure_ascii), value)
+        return json_numbers.dumps(lambda v: json.dumps(v, ensure_ascii=ensure_ascii, **kw), value)
 
     text = dump(False)
     try:
@@ -152,6 +156,12 @@ def _dumps(value: Any, indent: int | None = None, **kw: Any) -> str:
     except UnicodeEncodeError:
         text = dump(True)
     return text
+
+
+def dumps_value(value: Any, indent: int | None = None) -> str:
+    """JSON text of `value` as the writer makes it (lone surrogates escaped, non-finite numbers
+    as they were read)."""
+    return _dumps(value, indent=indent)
 
 
 def dumps_record(record: Any) -> str:

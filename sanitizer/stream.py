@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import copy
 import os
+import stat
 import tempfile
 import time
 from collections.abc import Callable, Iterable, Iterator
@@ -23,7 +24,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, BinaryIO
 
-from . import formats, loader, token_report
+from . import formats, loader, procs, token_report
 from .report import Report
 from .token_report import Tally
 
@@ -187,17 +188,46 @@ def run_lines(san: Sanitizer, lines: Iterable[tuple[int, str, bool]], write: Cal
 
 @contextmanager
 def atomic_output(target: Path) -> Iterator[Callable[[bytes], object]]:
-    """A `write` function into a temporary file beside `target`, renamed onto it on success."""
-    target.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent)
-    os.chmod(tmp, 0o666 & ~_umask())  # mkstemp makes 0600; a normal output file follows the umask
+    """A `write` function for `target`: into a temporary file beside it, renamed onto it on success.
+
+    Writing never destroys: a symlink is followed and its target is replaced (the link stays a
+    link); anything that is not a regular file or a folder (a device, a FIFO, a socket,
+    `/dev/stdout`, `/dev/fd/N`) is opened and written in place, never renamed over or unlinked.
+    """
+    place = write_in_place(target)
+    if place:
+        with open(target, "wb") as fh:
+            yield fh.write
+        return
+    real = Path(os.path.realpath(target)) if target.is_symlink() else target
+    real.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{real.name}.", dir=real.parent)
+    procs.track_temp(tmp)
     try:
+        os.chmod(tmp, 0o666 & ~_umask())  # mkstemp makes 0600; a normal output file follows the umask
         with os.fdopen(fd, "wb", buffering=1024 * 1024) as fh:
             yield fh.write
-        os.replace(tmp, target)
+        os.replace(tmp, real)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+    finally:
+        procs.untrack_temp(tmp)
+
+
+def write_in_place(target: Path) -> bool:
+    """True when `target` must be opened and written, not replaced: it exists (through its
+    symlinks) and is not a regular file, or it names a file descriptor (`/dev/fd/N`, `/proc/…`)."""
+    try:
+        st = os.stat(target)
+    except FileNotFoundError:
+        return False
+    if not stat.S_ISREG(st.st_mode):
+        return True
+    # `/dev/stdout` redirected to a file resolves to that file through /proc: the caller's shell
+    # holds it open, so it is written through, as a redirection would be.
+    real = os.path.realpath(target)
+    return real.startswith(("/proc/", "/dev/")) or str(target).startswith(("/proc/", "/dev/"))
 
 
 def _umask() -> int:

@@ -23,9 +23,10 @@ import itertools
 import os
 from collections import deque
 from collections.abc import Callable, Iterator
-from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures import Future
 from typing import TYPE_CHECKING, BinaryIO
 
+from . import procs
 from .report import Report
 from .stream import empty_report, numbered_lines, run_lines
 from .workers import adopt, before_fork, worker_threads
@@ -102,8 +103,7 @@ def sanitize_parallel(san: Sanitizer, fh: BinaryIO, write: Callable[[bytes], obj
         return run_lines(san, lines, write, source, finish)
     total = empty_report(san, source)
     before_fork(san)
-    pool = ProcessPoolExecutor(max_workers=jobs, initializer=_init,
-                               initargs=(san, source, finish, worker_threads(jobs)))
+    pool = procs.new_pool(jobs, initializer=_init, initargs=(san, source, finish, worker_threads(jobs)))
     pending: deque[Future[tuple[bytes, Report]]] = deque()
 
     def drain_one() -> None:
@@ -120,5 +120,5 @@ def sanitize_parallel(san: Sanitizer, fh: BinaryIO, write: Callable[[bytes], obj
         while pending:
             drain_one()
     finally:
-        pool.shutdown(wait=True, cancel_futures=True)
+        procs.close_pool(pool)
     return total

@@ -24,11 +24,15 @@ import functools
 import multiprocessing
 import os
 from collections.abc import Callable, Sequence
-from concurrent.futures import ProcessPoolExecutor
+from typing import TYPE_CHECKING
 
 import tiktoken
 
+if TYPE_CHECKING:
+    from concurrent.futures import ProcessPoolExecutor
+
 # run_cuts, split_for_bpe and _runs_pattern stay importable from here (callers and tests use them).
+from . import procs
 from .pretokens import RUN_MIN, run_cuts, split_for_bpe
 from .pretokens import _runs_pattern as _runs_pattern
 
@@ -260,7 +264,7 @@ class TokenCounter:
         if len(jobs) == 1:
             return lambda: [fn(jobs[0])]
         if self._pool is None:
-            self._pool = ProcessPoolExecutor(self.threads, mp_context=_pool_context())
+            self._pool = procs.new_pool(self.threads, mp_context=_pool_context())
         futures = [self._pool.submit(fn, job) for job in jobs]
         return lambda: [f.result() for f in futures]
 
@@ -271,7 +275,7 @@ class TokenCounter:
         every page this process writes to; on a 47 MB session that was a quarter of a second.
         """
         if self.threads > 1 and self._pool is None and not multiprocessing.current_process().daemon:
-            self._pool = ProcessPoolExecutor(self.threads, mp_context=_pool_context())
+            self._pool = procs.new_pool(self.threads, mp_context=_pool_context())
             self._pool.submit(int).result()  # the first job starts the workers
 
     def _groups(self, pieces: list[str]) -> list[list[str]]:
@@ -364,5 +368,5 @@ class TokenCounter:
 
     def close(self) -> None:
         if self._pool is not None:
-            self._pool.shutdown(wait=True)
-            self._pool = None
+            pool, self._pool = self._pool, None
+            procs.close_pool(pool)

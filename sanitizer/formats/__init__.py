@@ -35,13 +35,36 @@ def by_name(name: str) -> Adapter:
 
 
 def detect(doc: Document) -> Adapter:
-    """The adapter most sure of the document's content (ties go to the earlier adapter)."""
+    """The adapter most sure of the document's content (ties go to the earlier adapter).
+
+    When several adapters claim the document and another claimant reads more than twice as many
+    messages as the surest one (which may read none), that claimant wins instead: a wrong reading
+    is never silent.
+    """
     best, best_score = None, 0
+    claimants = []
     for adapter in ADAPTERS:
         score = adapter.sniff(doc)
+        if score > 0:
+            claimants.append((adapter, score))
         if score > best_score:
             best, best_score = adapter, score
     if best is None:
         names = ", ".join(a.name for a in ADAPTERS)
         raise FormatError(f"{doc.source}: could not detect the conversation format; pass --format ({names})")
+    if len(claimants) > 1 and doc.records:
+        got = message_count(best, doc)
+        # the most messages; then the surest; then the earlier adapter
+        counts = [(message_count(a, doc), score, -i, a) for i, (a, score) in enumerate(claimants) if a is not best]
+        most = max(counts, key=lambda c: c[:3])
+        if most[0] > 2 * got:
+            return most[3]
     return best
+
+
+def message_count(adapter: Adapter, doc: Document) -> int:
+    """How many messages `adapter` reads from `doc` (0 when the shapes are not its own)."""
+    try:
+        return sum(len(view.messages) for view in adapter.views(doc))
+    except (KeyError, TypeError, AttributeError, ValueError, IndexError):
+        return 0
