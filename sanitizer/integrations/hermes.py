@@ -23,7 +23,7 @@ import logging
 import threading
 from typing import Any
 
-from agent.context_compressor import ContextCompressor
+from agent.context_compressor import ContextCompressor, _estimate_msg_budget_tokens
 
 from sanitizer import Sanitizer, fallback_summary
 
@@ -77,9 +77,10 @@ class SanitizerEngine(ContextCompressor):
     def _prune_old_tool_results(self, messages: list[dict[str, Any]], protect_tail_count: int,
                                 protect_tail_tokens: int | None = None) -> tuple[list[dict[str, Any]], int]:
         """Phase 1 of `compress()` (no LLM): the sanitizer's rules instead of Hermes' one-line
-        placeholders, outside the last `protect_tail_count` messages; Hermes' own pass on failure."""
+        placeholders, outside the tail Hermes protects; Hermes' own pass on failure."""
         try:
-            clean = sanitize_turns(messages, self.preset, keep_recent=max(0, protect_tail_count))
+            tail = protected_tail(messages, protect_tail_count, protect_tail_tokens)
+            clean = sanitize_turns(messages, self.preset, keep_recent=tail)
         except Exception:
             log.warning("sanitizer: pre-compression pass failed; using Hermes' own", exc_info=True)
             return super()._prune_old_tool_results(messages, protect_tail_count, protect_tail_tokens)
@@ -105,6 +106,22 @@ class SanitizerEngine(ContextCompressor):
             log.warning("sanitizer: fallback summary failed; using Hermes' own", exc_info=True)
             return super()._build_static_fallback_summary(turns_to_summarize, reason=reason)
         return self._with_summary_prefix(summary.text)
+
+
+def protected_tail(messages: list[dict[str, Any]], count: int, tokens: int | None) -> int:
+    """How many last messages Hermes' pre-pass leaves alone: those within the token budget (its
+    own estimate, walking back from the end), and never fewer than `count`."""
+    floor = max(0, min(count, len(messages)))
+    if not tokens or tokens <= 0:
+        return floor
+    used = kept = 0
+    for msg in reversed(messages):
+        cost = _estimate_msg_budget_tokens(msg)
+        if used + cost > tokens and kept >= floor:
+            break
+        used += cost
+        kept += 1
+    return max(kept, floor)
 
 
 def _chars(turns: list[dict[str, Any]]) -> int:
