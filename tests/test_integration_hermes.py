@@ -13,6 +13,8 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 from conftest import CORPUS, ROOT, require_corpus
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from sanitizer.cli import main as cli
 from sanitizer.integrations.hermes_plugin import plugin_files
@@ -191,3 +193,18 @@ def test_failed_summary_call_falls_back_to_the_deterministic_summary(hermes_home
     text = str(handoff["content"])
     assert "summary model unavailable" in text and "## Completed Actions" in text
     assert pairs_valid(out) and len(out) < len(messages)
+
+
+@settings(max_examples=50, deadline=None)
+@given(sizes=st.lists(st.integers(min_value=0, max_value=5000), max_size=30),
+       count=st.integers(min_value=0, max_value=40), tokens=st.none() | st.integers(min_value=0, max_value=4000))
+def test_protected_tail_is_within_the_list_and_never_below_the_count(sizes: list[int], count: int,
+                                                                     tokens: int | None) -> None:
+    pytest.importorskip("agent.context_compressor", reason=NEEDS)
+    from sanitizer.integrations.hermes import protected_tail
+
+    messages = [{"role": "tool", "tool_call_id": f"c{i}", "content": "x" * n} for i, n in enumerate(sizes)]
+    kept = protected_tail(messages, count, tokens)
+    assert min(count, len(messages)) <= kept <= len(messages)
+    if not tokens:
+        assert kept == min(count, len(messages))
