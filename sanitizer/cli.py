@@ -17,6 +17,7 @@ from typing import Any
 import click
 
 from . import __version__
+from .cli_verbs import VerbCommand
 from .config import ConfigError, check_preset, find_user_config, read_user_config
 from .formats import ADAPTERS, FormatError
 from .formats.hermes import StateDbError
@@ -56,7 +57,7 @@ def _stderr_is_terminal() -> bool:
     return sys.stderr is not None and sys.stderr.isatty()
 
 
-@click.command(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
+@click.command(cls=VerbCommand, context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
 @click.argument("files", nargs=-1, type=click.Path(allow_dash=True, path_type=str))
 @click.option("-o", "--output", "output", type=click.Path(dir_okay=True, path_type=Path),
               help="Write the result here (a folder when several files are given); default stdout.")

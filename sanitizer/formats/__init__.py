@@ -12,6 +12,7 @@ from .hermes import Hermes
 from .mini_swe_agent import MiniSweAgent
 from .openai_chat import OpenAIChat
 from .openhands import OpenHands
+from .pydantic_ai import PydanticAI
 from .responses import Responses
 from .swe_agent import SweAgent
 
@@ -19,6 +20,7 @@ from .swe_agent import SweAgent
 ADAPTERS: tuple[Adapter, ...] = (
     ClaudeCode(), Codex(), SweAgent(), MiniSweAgent(), OpenHands(), Hermes(),
     Dataset(), Anthropic(), Responses(), OpenAIChat(),
+    PydanticAI(),
 )
 
 

@@ -1,0 +1,1 @@
+"""Adapters that plug the sanitizer into agent frameworks (each an optional extra)."""
