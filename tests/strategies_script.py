@@ -32,7 +32,7 @@ ERROR_LINES = (
 )
 UNICODE = ("你好，世界。修复了解析器。", "日本語のテキストです", "한국어 문장", "emoji 🙂🚀✨ 👩‍💻", "naïve café — «ok»")
 SECRETS = ("sk-" + "a1B2c3D4e5F6" * 4, "ghp_" + "Z9y8X7w6V5u4" * 3, "sk-ant-api03-" + "Qw3rTy" * 8,
-           "AKIAIOSFODNN7EXAMPLE", "Authorization: Bearer " + "eyJhbGciOiJIUzI1NiJ9" * 3)
+           "AKIA" + "Q3EGRTLP7VMZ2XKD", "Authorization: Bearer " + "eyJhbGciOiJIUzI1NiJ9" * 3)
 OUTPUT_LINES = ("PASSED tests/test_core.py::test_case_{i}", "{i:05d} INFO worker started job {i}",
                 "drwxr-xr-x  2 dev dev 4096 Jan  1 00:00 dir_{i}", "  File \"/lib/mod_{i}.py\", line {i}",
                 "compiling crate_{i} v0.{i}.0")

@@ -199,7 +199,8 @@ def test_lone_surrogates_are_written_back_as_escapes(tmp_path: Path, mode: list[
 
 # --- 4. non-finite numbers are written back as they were read ---------------------------------
 
-NONFINITE = ('{"role": "assistant", "content": "the key is AKIAIOSFODNN7EXAMPLE", "score": 1e999, "low": -1E+400, '
+AWS_KEY = "AKIA" + "Q3EGRTLP7VMZ2XKD"  # not AWS's documented example key, which is left alone
+NONFINITE = ('{"role": "assistant", "content": "the key is ' + AWS_KEY + '", "score": 1e999, "low": -1E+400, '
              '"m": -Infinity, "n": NaN, "p": Infinity, "ok": 2.5e10}')
 
 
@@ -213,7 +214,7 @@ def test_non_finite_numbers_in_a_changed_record_are_written_verbatim(tmp_path: P
     ran = sanitize(str(src), "-q", cwd=tmp_path)
     assert ran.code == 0, ran.stderr
     out = ran.stdout.decode()
-    assert "AKIAIOSFODNN7EXAMPLE" not in out, "the record was changed (redacted)"
+    assert AWS_KEY not in out, "the record was changed (redacted)"
     for literal in ('"score":1e999', '"low":-1E+400', '"m":-Infinity', '"n":NaN', '"p":Infinity', '"ok":25000000000.0'):
         assert literal in out.replace(" ", ""), literal
     assert "inf" not in out.replace("Infinity", "")
