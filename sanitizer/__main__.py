@@ -1,3 +1,3 @@
-from .cli import main
+from sanitizer.cli.command import main
 
 main()

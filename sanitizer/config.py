@@ -17,8 +17,8 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from .actions import Action, registry
-from .model import KINDS, ROLES
+from sanitizer.actions import Action, registry
+from sanitizer.model import KINDS, ROLES
 
 SCOPES = ("all", "older", "head", "tail")
 RULE_KEYS = ("name", "use", "enabled", "scope", "kinds", "roles", "tools", "tags")

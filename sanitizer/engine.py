@@ -16,15 +16,15 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from . import secrets as _secrets
-from .actions.base import Change, Context
-from .config import Config, Rule
-from .images import label_of
-from .model import Part, View
-from .redaction import follows
-from .scope import Scopes, compute
-from .tags import find_blocks, outermost
-from .tokens import TokenCounter
+from sanitizer.actions.base import Change, Context
+from sanitizer.config import Config, Rule
+from sanitizer.model import Part, View
+from sanitizer.scope import Scopes, compute
+from sanitizer.secrets import scan as _secrets
+from sanitizer.secrets.contract import follows
+from sanitizer.textkit.images import label_of
+from sanitizer.textkit.tags import find_blocks, outermost
+from sanitizer.tokens.counter import TokenCounter
 
 
 @dataclass(slots=True)

@@ -5,8 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from .engine import Cut, RuleStats
-from .model import Problem
+from sanitizer.engine import Cut, RuleStats
+from sanitizer.model import Problem
 
 REPORT_VERSION = 1
 

@@ -14,7 +14,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from .model import Message, View
+from sanitizer.model import Message, View
 
 
 @dataclass(frozen=True, slots=True)

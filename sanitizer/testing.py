@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .api import Result, Sanitizer
+from sanitizer.pipeline import Result, Sanitizer
 
 FIRST_USER = "Please help with the task described below."
 LATEST_USER = "Thanks. Continue with the next step."

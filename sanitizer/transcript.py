@@ -6,8 +6,8 @@ from typing import Any
 
 import regex
 
-from .images import label_of
-from .model import Part, View
+from sanitizer.model import Part, View
+from sanitizer.textkit.images import label_of
 
 # Terminal escapes (CSI colours, OSC titles/links, two-byte escapes): noise in a transcript.  Only
 # renderings drop them; the same-format copy keeps the bytes.

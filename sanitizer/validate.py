@@ -30,7 +30,7 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Any
 
-from .model import Part, View, get_at
+from sanitizer.model import Part, View, get_at
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,7 +83,7 @@ def pair_findings(view: View) -> list[Finding]:
 
 
 def _dialect(view: View) -> str:
-    from .fit_doc import dialect
+    from sanitizer.budget.document import dialect
 
     return dialect(view)
 
@@ -166,7 +166,7 @@ def thinking_findings(view: View, reference: View) -> list[Finding]:
 
 def _message_dicts(view: View) -> list[tuple[int, Any]]:
     """(record, message dict) of every message of the view, including ones without parts."""
-    from .fit_doc import is_nested, item_of, message_node
+    from sanitizer.budget.document import is_nested, item_of, message_node
 
     out: list[tuple[int, Any]] = []
     if not is_nested(view):
@@ -230,8 +230,9 @@ def validate_views(views: list[View], reference: list[View] | None = None) -> li
 
 def views_of(obj: Any, format: str | None = None) -> list[View]:
     """Fresh views of a Result, a Document, or an in-memory conversation (never mutated)."""
-    from . import formats, loader
-    from .model import Document
+    from sanitizer import formats
+    from sanitizer.document import loader
+    from sanitizer.model import Document
 
     if hasattr(obj, "doc") and hasattr(obj, "adapter"):
         return list(obj.adapter.views(obj.doc))

@@ -66,7 +66,7 @@ def stable(obj: Any) -> Any:
 
 def run_cli(args: list[str]) -> tuple[int, bytes, str]:
     """`sanitize ARGS` in this process: exit code, stdout bytes, stderr text."""
-    from sanitizer.cli import main
+    from sanitizer.cli.command import main
 
     out, err = io.BytesIO(), io.StringIO()
     text_out = io.TextIOWrapper(out, encoding="utf-8", errors="surrogateescape", write_through=True)

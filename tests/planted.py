@@ -15,7 +15,7 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
-from sanitizer import secrets
+from sanitizer.secrets import scan as secrets
 
 # Fake credentials of the kinds detected before the kind table existed (none is live).
 LOCAL_EXAMPLES: tuple[tuple[str, str], ...] = (

@@ -57,7 +57,7 @@ def test_an_unreadable_file(tmp_path: Path, session: Path) -> None:
             # interpreter: run in this process with the effective user dropped meanwhile.
             from click.testing import CliRunner
 
-            from sanitizer.cli import main
+            from sanitizer.cli.command import main
 
             session.chmod(0o644)
             assert CliRunner().invoke(main, [str(session), "-q"]).exit_code == 0  # lazy imports done as root
@@ -202,7 +202,8 @@ def test_one_bad_file_among_many_the_good_ones_are_written(tmp_path: Path, sessi
 
 
 def test_detection_prefers_the_claimant_that_reads_the_messages() -> None:
-    from sanitizer import formats, loader
+    from sanitizer import formats
+    from sanitizer.document import loader
     from sanitizer.formats.base import Adapter
 
     doc = loader.from_text('[{"role": "user", "content": "hi"}, {"role": "assistant", "content": "yes"}]\n', "x")

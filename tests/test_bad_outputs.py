@@ -222,7 +222,7 @@ def test_non_finite_numbers_in_a_changed_record_are_written_verbatim(tmp_path: P
 
 
 def test_a_string_that_looks_like_a_number_marker_is_left_alone() -> None:
-    from sanitizer import json_numbers, loader
+    from sanitizer.document import json_numbers, loader
 
     value = [json_numbers.decoder.decode('{"a": 1e999, "b": "NaN and Infinity in prose"}')]
     assert loader.dumps_value(value) == '[{"a": 1e999, "b": "NaN and Infinity in prose"}]'
@@ -236,7 +236,7 @@ _LITERALS = st.sampled_from(["1e999", "-1e999", "1E+400", "NaN", "Infinity", "-I
 
 @given(st.lists(st.tuples(st.text(max_size=8), _LITERALS), max_size=8), st.sampled_from([None, 2]))
 def test_every_number_literal_survives_a_write(pairs: list[tuple[str, str]], indent: int | None) -> None:
-    from sanitizer import json_numbers, loader
+    from sanitizer.document import json_numbers, loader
 
     text = "{" + ", ".join(f"{json.dumps(k)}: {v}" for k, v in dict(pairs).items()) + "}"
     value = json_numbers.decoder.decode(text)
@@ -253,7 +253,7 @@ def test_every_number_literal_survives_a_write(pairs: list[tuple[str, str]], ind
 
 @given(st.text(alphabet=st.characters(min_codepoint=0, max_codepoint=0xFFFF), max_size=40))
 def test_output_text_always_encodes_and_lone_surrogates_become_escapes(text: str) -> None:
-    from sanitizer.cli_errors import encode
+    from sanitizer.cli.errors import encode
 
     data = encode(text)
     decoded = data.decode("utf-8", errors="surrogateescape")  # never raises: valid UTF-8 but smuggled bytes

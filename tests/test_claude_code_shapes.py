@@ -11,8 +11,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from sanitizer import Sanitizer
+from sanitizer.document.loader import from_text, to_text
 from sanitizer.formats import detect
-from sanitizer.loader import from_text, to_text
 from sanitizer.model import Document, Part, View
 from sanitizer.transcript import to_messages
 

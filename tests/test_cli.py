@@ -10,7 +10,7 @@ from click.testing import CliRunner
 from conftest import EXAMPLE, check_chat_messages, corpus_params
 
 from sanitizer import __version__
-from sanitizer.cli import main
+from sanitizer.cli.command import main
 
 
 def run(*args: str, input: str | None = None):

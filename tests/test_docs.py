@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from conftest import ROOT
 
-from sanitizer.docs import render
+from sanitizer.cli.docs import render
 
 
 def test_readme_generated_sections_are_current() -> None:

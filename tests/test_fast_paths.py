@@ -18,8 +18,10 @@ from conftest import CORPUS, EXAMPLE, ROOT, corpus_params
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sanitizer import Sanitizer, stream, tokens
-from sanitizer.tokens import TokenCounter, _runs_pattern, get_encoding, run_cuts, split_for_bpe
+from sanitizer import Sanitizer
+from sanitizer.run import dataset as stream
+from sanitizer.tokens import counter as tokens
+from sanitizer.tokens.counter import TokenCounter, _runs_pattern, get_encoding, run_cuts, split_for_bpe
 
 _spec = importlib.util.spec_from_file_location("bench_gen", ROOT / "bench" / "gen.py")
 gen = importlib.util.module_from_spec(_spec)
@@ -52,7 +54,7 @@ RUN_ALPHABET = ["的", "一", "数据", "a", "b", "aa", "é", "ß", "s", "ll", "
 def test_run_cuts_count_exactly(alphabet: list[str], length: int, step: int, slack: int,
                                 rnd: random.Random) -> None:
     """Cuts inside long runs (small sizes here) add up to the unsplit count, whatever the text."""
-    import sanitizer.tokens as tokens
+    import sanitizer.tokens.counter as tokens
 
     text = "".join(rnd.choice(alphabet) for _ in range(length))
     cuts = run_cuts(text, step=step, min_run=8, runs=_runs_pattern(8))
@@ -96,7 +98,7 @@ def test_threaded_batch_counting_equals_one_by_one() -> None:
 
 
 def test_memo_stays_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
-    import sanitizer.tokens as tokens
+    import sanitizer.tokens.counter as tokens
 
     monkeypatch.setattr(tokens, "MEMO_MAX_CHARS", 1000)
     counter = TokenCounter(threads=1)

@@ -17,9 +17,12 @@ from conftest import corpus_params
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sanitizer import Sanitizer, secrets, spans, tool_output
-from sanitizer.keywords import KeywordPattern, Scanner
-from sanitizer.tokens import get_encoding
+from sanitizer import Sanitizer
+from sanitizer.digest import outputs as tool_output
+from sanitizer.secrets import scan as secrets
+from sanitizer.textkit import spans
+from sanitizer.textkit.keywords import KeywordPattern, Scanner
+from sanitizer.tokens.counter import get_encoding
 
 # Fragments that assemble into names, separators and values of every anchored pattern, plus
 # characters that case-fold into ASCII letters (Kelvin sign, long s), whitespace variants, and
@@ -100,7 +103,7 @@ _counter = None
 def counter():  # noqa: ANN201 - one shared counter (loading the encoding once)
     global _counter
     if _counter is None:
-        from sanitizer.tokens import TokenCounter
+        from sanitizer.tokens.counter import TokenCounter
 
         _counter = TokenCounter()
     return _counter
@@ -137,7 +140,7 @@ def test_shrink_check_agrees_with_exact_counts() -> None:
 
 
 def test_known_encoding_facts_equal_the_vocabulary() -> None:
-    from sanitizer.tokens import max_high_bytes, max_token_bytes
+    from sanitizer.tokens.counter import max_high_bytes, max_token_bytes
 
     assert max_token_bytes("cl100k_base") == max_token_bytes("cl100k_base", known=False) == 128
     assert max_high_bytes("cl100k_base") == max_high_bytes("cl100k_base", known=False) == 48

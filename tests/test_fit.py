@@ -10,9 +10,9 @@ from typing import Any
 import pytest
 from conftest import chat_session
 
-from sanitizer import loader
-from sanitizer.api import Sanitizer
-from sanitizer.fit import fit, fit_document, measure
+from sanitizer.budget.fit import fit, fit_document, measure
+from sanitizer.document import loader
+from sanitizer.pipeline import Sanitizer
 from sanitizer.validate import new_findings, pair_findings, validate, validate_views, views_of
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -197,7 +197,7 @@ def test_rejects_bad_arguments() -> None:
 def test_cli_budget_writes_a_fitted_copy(tmp_path: Path) -> None:
     from click.testing import CliRunner
 
-    from sanitizer.cli import main
+    from sanitizer.cli.command import main
 
     src = tmp_path / "chat.json"
     src.write_text(json.dumps(chat_session()), encoding="utf-8")

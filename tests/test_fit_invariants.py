@@ -33,12 +33,12 @@ from test_properties import (
 )
 
 from sanitizer import Sanitizer, read_conversations
-from sanitizer.api import Result
-from sanitizer.fit import fit, fit_document
-from sanitizer.loader import from_object, from_text
+from sanitizer.budget.fit import fit, fit_document
+from sanitizer.document.loader import from_object, from_text
 from sanitizer.model import Document
-from sanitizer.redaction import redact_text
+from sanitizer.pipeline import Result
 from sanitizer.scope import is_user_ask
+from sanitizer.secrets.contract import redact_text
 from sanitizer.validate import new_findings, validate_views
 
 PER_FORMAT = 84  # 6 formats x 84 = 504 conversations per property and run

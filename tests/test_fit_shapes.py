@@ -10,9 +10,9 @@ from conftest import chat_session
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from sanitizer import loader
-from sanitizer.api import Sanitizer
-from sanitizer.fit import fit, fit_document, repair_result
+from sanitizer.budget.fit import fit, fit_document, repair_result
+from sanitizer.document import loader
+from sanitizer.pipeline import Sanitizer
 from sanitizer.validate import new_findings, validate
 
 

@@ -10,8 +10,8 @@ import pytest
 from conftest import EXAMPLE, corpus_params, expected_format, records
 
 from sanitizer import Sanitizer
+from sanitizer.document.loader import from_text, to_text
 from sanitizer.formats import detect
-from sanitizer.loader import from_text, to_text
 from sanitizer.model import Damaged
 
 
@@ -109,7 +109,7 @@ def test_write_back_touches_only_the_edited_record() -> None:
 def test_detect_prints_every_adapter_score_and_the_choice(tmp_path: Path) -> None:
     from click.testing import CliRunner
 
-    from sanitizer.cli import main
+    from sanitizer.cli.command import main
     from sanitizer.formats import ADAPTERS
 
     chat = tmp_path / "chat.json"
@@ -131,7 +131,7 @@ def test_detect_prints_every_adapter_score_and_the_choice(tmp_path: Path) -> Non
 def test_detect_names_the_two_closest_and_what_they_miss(tmp_path: Path) -> None:
     from click.testing import CliRunner
 
-    from sanitizer.cli import main
+    from sanitizer.cli.command import main
 
     odd = tmp_path / "odd.jsonl"
     odd.write_text(json.dumps({"type": "user", "uuid": "u", "text": "hello"}) + "\n")

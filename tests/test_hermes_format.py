@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 from conftest import pairs
 
+from sanitizer.document.loader import from_object, to_text
 from sanitizer.formats import detect
 from sanitizer.formats.hermes import StateDbError, read_state_db
-from sanitizer.loader import from_object, to_text
 
 # -- Hermes ------------------------------------------------------------------------------------
 
@@ -99,7 +99,7 @@ def test_hermes_state_db_missing_session_lists_available_ids(tmp_path: Path) -> 
 def test_cli_sanitizes_a_state_db_session_read_only(tmp_path: Path) -> None:
     from click.testing import CliRunner
 
-    from sanitizer.cli import main
+    from sanitizer.cli.command import main
 
     db = tmp_path / "state.db"
     build_state_db(db)

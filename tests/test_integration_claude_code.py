@@ -14,7 +14,7 @@ import pytest
 from click.testing import CliRunner
 from conftest import ROOT, corpus_params
 
-from sanitizer.cli import main as cli
+from sanitizer.cli.command import main as cli
 
 CORPUS = corpus_params("claude_code_jsonl")
 PICKED = [p for p in CORPUS if p.values[0] is None

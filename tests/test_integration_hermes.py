@@ -16,7 +16,7 @@ from conftest import CORPUS, ROOT, require_corpus
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sanitizer.cli import main as cli
+from sanitizer.cli.command import main as cli
 from sanitizer.integrations.hermes_plugin import plugin_files
 
 NEEDS = "Hermes integration tests need the extra: pip install 'sanitizer[hermes]'"

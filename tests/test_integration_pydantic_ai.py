@@ -16,9 +16,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from sanitizer import Sanitizer, sanitize, validate
-from sanitizer.cli import main as cli
+from sanitizer.cli.command import main as cli
+from sanitizer.document.loader import from_object
 from sanitizer.formats import detect
-from sanitizer.loader import from_object
 
 NEEDS = "Pydantic AI integration tests need the extra: pip install 'sanitizer[pydantic-ai]'"
 LONG = "".join(f"{i:04d} build step output line, nothing to see here\n" for i in range(400))

@@ -23,9 +23,11 @@ import pytest
 from click.testing import CliRunner
 from conftest import EXAMPLE, ROOT
 
-from sanitizer import Sanitizer, stream, stream_pool
-from sanitizer.cli import main
-from sanitizer.fit import repair_result
+from sanitizer import Sanitizer
+from sanitizer.budget.fit import repair_result
+from sanitizer.cli.command import main
+from sanitizer.run import dataset as stream
+from sanitizer.run import dataset_pool as stream_pool
 
 _spec = importlib.util.spec_from_file_location("bench_gen", ROOT / "bench" / "gen.py")
 gen = importlib.util.module_from_spec(_spec)
@@ -261,10 +263,10 @@ def test_spawned_workers_give_the_same_bytes(sessions: list[Path], dataset_file:
 
 def _nested_run(files: list[str], out: str, dataset: str, dataset_out: str) -> None:
     """In a forked child: 4 'cores', so each of 2 workers counts big batches with 2 processes."""
-    import sanitizer.tokens as tokens
+    import sanitizer.tokens.counter as tokens
 
     os.setpgid(0, 0)  # its own process group: all of it can be killed if it hangs
-    import sanitizer.workers as workers
+    import sanitizer.run.workers as workers
 
     workers.default_threads = lambda: 4
     tokens.PARALLEL_MIN_CHARS = 16 * KB

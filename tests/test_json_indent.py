@@ -11,7 +11,7 @@ from conftest import corpus_params
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sanitizer.json_indent import dumps_indented
+from sanitizer.document.json_indent import dumps_indented
 
 scalars = (st.none() | st.booleans() | st.integers() | st.floats(allow_nan=True, allow_infinity=True)
            | st.text(st.characters(codec="utf-8") | st.sampled_from(['"', "\\", "\n", "\x00", "\u2028", "é", "😀"])))

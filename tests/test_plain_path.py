@@ -20,7 +20,10 @@ from pathlib import Path
 import pytest
 from conftest import EXAMPLE, corpus_params
 
-from sanitizer import Sanitizer, engine, json_indent, secrets, tokens
+from sanitizer import Sanitizer, engine
+from sanitizer.document import json_indent
+from sanitizer.secrets import scan as secrets
+from sanitizer.tokens import counter as tokens
 
 
 def outputs(path: Path) -> tuple[str, dict]:
@@ -51,7 +54,7 @@ def plain_path(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     monkeypatch.setattr(tokens, "PARALLEL_MIN_CHARS", 1 << 60)
     monkeypatch.setattr(tokens, "WARM_PARALLEL_MIN_CHARS", 1 << 60)
     monkeypatch.setattr(json_indent, "dumps_indented", dumps_indented)
-    monkeypatch.setattr("sanitizer.loader.dumps_indented", dumps_indented)
+    monkeypatch.setattr("sanitizer.document.loader.dumps_indented", dumps_indented)
     return used
 
 

@@ -17,13 +17,13 @@ from hypothesis import given
 from strategies import FORMATS, JSONL_FORMATS, Case, conversations, property_settings
 
 from sanitizer import Sanitizer, read_conversations
-from sanitizer.api import Result
+from sanitizer.document.loader import from_object, from_text
 from sanitizer.formats import detect
-from sanitizer.loader import from_object, from_text
 from sanitizer.model import Damaged, Document, View
-from sanitizer.redaction import redact_text
+from sanitizer.pipeline import Result
 from sanitizer.scope import is_user_ask
-from sanitizer.tags import find_blocks, outermost
+from sanitizer.secrets.contract import redact_text
+from sanitizer.textkit.tags import find_blocks, outermost
 from sanitizer.validate import validate_views
 
 DEFAULT = Sanitizer("default")

@@ -26,9 +26,11 @@ from hypothesis import strategies as st
 from planted import EXAMPLES, HOLDS, MARKER, build, chat_messages, credential_examples, leaks, planted
 from strategies import property_settings
 
-from sanitizer import Sanitizer, fallback_summary, loader, secrets, summarize_with_fallback
-from sanitizer.cli import main
-from sanitizer.redaction import redact_damaged, redact_json_text
+from sanitizer import Sanitizer, fallback_summary, summarize_with_fallback
+from sanitizer.cli.command import main
+from sanitizer.document import loader
+from sanitizer.secrets import scan as secrets
+from sanitizer.secrets.contract import redact_damaged, redact_json_text
 
 # --- hypothesis: credentials, placements, surrounding text ---------------------------------------
 

@@ -10,7 +10,7 @@ from click.testing import CliRunner
 from conftest import check_chat_messages, corpus_params
 
 from sanitizer import Sanitizer
-from sanitizer.cli import main
+from sanitizer.cli.command import main
 
 TRAJECTORIES = corpus_params("swe_agent_traj", "openhands_events", "mini_swe_agent")
 

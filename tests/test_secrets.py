@@ -14,8 +14,8 @@ from hypothesis import strategies as st
 from sanitizer.actions import text as text_actions
 from sanitizer.actions.base import Context
 from sanitizer.model import Part
-from sanitizer.secret_kinds import AN, B64, HEX, URLSAFE, Kind, fake
-from sanitizer.secrets import KINDS, REDACTED_RE, redact, redaction
+from sanitizer.secrets.kinds import AN, B64, HEX, URLSAFE, Kind, fake
+from sanitizer.secrets.scan import KINDS, REDACTED_RE, redact, redaction
 
 # Fake credentials, built from pieces so no scanner mistakes this file for a leak.
 OPENAI = "sk-" + "proj-" + "Ab3dEf6hIj9kLm2nOp5qRs8tUv1wXy4z_Ab3dEf6h"

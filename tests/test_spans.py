@@ -6,8 +6,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sanitizer import tags
-from sanitizer.spans import MARKER_RE, cut_middle, has_marker, marker, marker_count
+from sanitizer.textkit import tags
+from sanitizer.textkit.spans import MARKER_RE, cut_middle, has_marker, marker, marker_count
 
 
 def cut(text: str, head: int, tail: int, **kw: object) -> str:

@@ -21,11 +21,7 @@ from typing import Any
 import pytest
 from summary_helpers import call, section_body
 
-from sanitizer.summary import (
-    TITLES,
-    parse_summary,
-    summarize_messages,
-)
+from sanitizer.summary import TITLES, parse_summary, summarize_messages
 
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURES = ROOT / "fixtures" / "summary"

@@ -13,10 +13,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from summary_helpers import call, corpus_conversations, corpus_files, latest_ask, section_body, session_text
 
-from sanitizer import digest
-from sanitizer.summary import (
-    summarize_messages,
-)
+from sanitizer.digest import calls as digest
+from sanitizer.summary import summarize_messages
 
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURES = ROOT / "fixtures" / "summary"

@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 from sanitizer.actions import tagged
 from sanitizer.actions.base import Context
 from sanitizer.model import Part
-from sanitizer.tags import Block, find_blocks, outermost, spans
+from sanitizer.textkit.tags import Block, find_blocks, outermost, spans
 
 
 def inner(text: str, b: Block) -> str:

@@ -11,8 +11,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from sanitizer import Sanitizer
-from sanitizer.images import label_of
-from sanitizer.tokens import EncodingError, TokenCounter, get_encoding, split_for_bpe
+from sanitizer.textkit.images import label_of
+from sanitizer.tokens.counter import EncodingError, TokenCounter, get_encoding, split_for_bpe
 
 
 @pytest.fixture
@@ -87,7 +87,7 @@ def test_counter_memoizes_and_batches() -> None:
 def test_big_batches_are_counted_by_worker_processes_exactly(monkeypatch) -> None:  # noqa: ANN001
     import random
 
-    import sanitizer.tokens as tokens
+    import sanitizer.tokens.counter as tokens
 
     monkeypatch.setattr(tokens, "PARALLEL_MIN_CHARS", 64 * 1024)
     rnd = random.Random(7)

@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 from conftest import pairs
 
+from sanitizer.document.loader import from_object, from_text, to_text
 from sanitizer.formats import detect
-from sanitizer.loader import from_object, from_text, to_text
 from sanitizer.model import Document, Part, View
 
 CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
@@ -285,7 +285,7 @@ def test_openhands_v1_sdk_events_are_read_and_paired() -> None:
 
 @pytest.fixture(scope="module")
 def default_sanitizer():  # noqa: ANN201 - the type lives in sanitizer.api
-    api = pytest.importorskip("sanitizer.api")
+    api = pytest.importorskip("sanitizer.pipeline")
     try:
         return api.Sanitizer("default")
     except ImportError as exc:  # the built-in actions are still being written
@@ -295,7 +295,7 @@ def default_sanitizer():  # noqa: ANN201 - the type lives in sanitizer.api
 @pytest.mark.parametrize(("path", "expected"), corpus_files())
 def test_default_pack_keeps_pairs_and_json_and_leaves_input_alone(
         path: Path | None, expected: str, default_sanitizer) -> None:  # noqa: ANN001
-    from sanitizer.api import read_conversations
+    from sanitizer.pipeline import read_conversations
     from sanitizer.validate import pair_findings
 
     path = need(path)

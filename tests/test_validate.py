@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from sanitizer import loader
+from sanitizer.document import loader
 from sanitizer.validate import Finding, new_findings, validate, validate_views, views_of
 
 

@@ -10,13 +10,13 @@ from __future__ import annotations
 import functools
 from importlib.metadata import entry_points
 
-from .base import Action, Change, Context, Doc
+from sanitizer.actions.base import Action, Change, Context, Doc
 
 ENTRY_POINT_GROUP = "sanitizer.actions"
 
 
 def _builtins() -> tuple[Action, ...]:
-    from . import tagged, text, thinking, tools
+    from sanitizer.actions import tagged, text, thinking, tools
 
     by_name = {a.name: a for mod in (tagged, text, thinking, tools) for a in mod.ACTIONS}
     order = (

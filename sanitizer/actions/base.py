@@ -10,7 +10,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..model import Part, View
+from sanitizer.model import Part, View
 
 
 @dataclass(frozen=True, slots=True)

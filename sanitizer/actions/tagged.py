@@ -15,10 +15,10 @@ from dataclasses import dataclass
 
 import regex
 
-from .. import spans as _spans
-from .. import tags as _tags
-from ..model import KINDS, Part
-from .base import Action, Change, Context, Doc
+from sanitizer.actions.base import Action, Change, Context, Doc
+from sanitizer.model import KINDS, Part
+from sanitizer.textkit import spans as _spans
+from sanitizer.textkit import tags as _tags
 
 ALWAYS_PROTECTED = frozenset({"key_info"})
 

@@ -12,14 +12,14 @@ from dataclasses import dataclass
 
 import regex
 
-from .. import secrets as _secrets
-from .. import spans as _spans
-from .. import tags as _tags
-from ..images import image_placeholder_text, label_of
-from ..model import Part
-from ..redaction_walk import redact_json_texts
-from .base import Action, Change, Context, Doc
-from .tagged import protected_tags
+from sanitizer.actions.base import Action, Change, Context, Doc
+from sanitizer.actions.tagged import protected_tags
+from sanitizer.model import Part
+from sanitizer.secrets import scan as _secrets
+from sanitizer.secrets.walk import redact_json_texts
+from sanitizer.textkit import spans as _spans
+from sanitizer.textkit import tags as _tags
+from sanitizer.textkit.images import image_placeholder_text, label_of
 
 
 def _non_negative(**values: int) -> None:

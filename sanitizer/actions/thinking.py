@@ -10,10 +10,10 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from ..model import Part
-from ..spans import split_kept_blocks
-from .base import Action, Change, Context, Doc
-from .tagged import protected_tags
+from sanitizer.actions.base import Action, Change, Context, Doc
+from sanitizer.actions.tagged import protected_tags
+from sanitizer.model import Part
+from sanitizer.textkit.spans import split_kept_blocks
 
 MODES = ("placeholder", "remove")
 

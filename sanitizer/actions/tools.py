@@ -7,12 +7,12 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from ..digest import digest_line, is_digest
-from ..model import Part
-from ..spans import cut_middle, has_marker, split_kept_blocks
-from ..tags import without_blocks
-from .base import Action, Change, Context, Doc
-from .tagged import protected_tags
+from sanitizer.actions.base import Action, Change, Context, Doc
+from sanitizer.actions.tagged import protected_tags
+from sanitizer.digest.calls import digest_line, is_digest
+from sanitizer.model import Part
+from sanitizer.textkit.spans import cut_middle, has_marker, split_kept_blocks
+from sanitizer.textkit.tags import without_blocks
 
 
 def _positive(name: str, value: int) -> None:

@@ -2,19 +2,19 @@
 
 from __future__ import annotations
 
-from ..model import Document
-from .anthropic import Anthropic
-from .base import Adapter
-from .claude_code import ClaudeCode
-from .codex import Codex
-from .dataset import Dataset
-from .hermes import Hermes
-from .mini_swe_agent import MiniSweAgent
-from .openai_chat import OpenAIChat
-from .openhands import OpenHands
-from .pydantic_ai import PydanticAI
-from .responses import Responses
-from .swe_agent import SweAgent
+from sanitizer.formats.anthropic import Anthropic
+from sanitizer.formats.base import Adapter
+from sanitizer.formats.claude_code import ClaudeCode
+from sanitizer.formats.codex import Codex
+from sanitizer.formats.dataset import Dataset
+from sanitizer.formats.hermes import Hermes
+from sanitizer.formats.mini_swe_agent import MiniSweAgent
+from sanitizer.formats.openai_chat import OpenAIChat
+from sanitizer.formats.openhands import OpenHands
+from sanitizer.formats.pydantic_ai import PydanticAI
+from sanitizer.formats.responses import Responses
+from sanitizer.formats.swe_agent import SweAgent
+from sanitizer.model import Document
 
 # Order breaks ties in detection: the more specific layouts first.
 ADAPTERS: tuple[Adapter, ...] = (

@@ -15,8 +15,8 @@ import json
 from collections.abc import Iterator
 from typing import Any
 
-from ..model import Document, Message, Part, Path, View
-from .base import Adapter, is_real_signature, message_list, sample
+from sanitizer.formats.base import Adapter, is_real_signature, message_list, sample
+from sanitizer.model import Document, Message, Part, Path, View
 
 BLOCK_TYPES = {"text", "thinking", "redacted_thinking", "tool_use", "tool_result", "image", "document",
                "server_tool_use", "web_search_tool_result", "tool_reference"}

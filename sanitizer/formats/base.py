@@ -9,7 +9,7 @@ import json
 from collections.abc import Iterator
 from typing import Any
 
-from ..model import Damaged, Document, Part, Path, View, get_at
+from sanitizer.model import Damaged, Document, Part, Path, View, get_at
 
 # A message located inside a document: (record index, path to the message inside it, the message).
 Located = tuple[int, Path, Any]

@@ -34,9 +34,9 @@ from collections import Counter
 from collections.abc import Iterator
 from typing import Any
 
-from ..model import Document, Message, View
-from .anthropic import read_blocks
-from .base import Adapter, live_records, sample, string_leaves
+from sanitizer.formats.anthropic import read_blocks
+from sanitizer.formats.base import Adapter, live_records, sample, string_leaves
+from sanitizer.model import Document, Message, View
 
 INJECTED_PREFIXES = ("<command-name>", "<command-message>", "<local-command-stdout>", "<local-command-stderr>",
                      "<command-args>", "Caveat: The messages below were generated", "<system-reminder>",

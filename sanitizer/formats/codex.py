@@ -27,9 +27,9 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterator
 
-from ..model import Document, Part, View
-from .base import live_records, sample, string_leaves
-from .responses import ITEM_TYPES, Responses, read_item
+from sanitizer.formats.base import live_records, sample, string_leaves
+from sanitizer.formats.responses import ITEM_TYPES, Responses, read_item
+from sanitizer.model import Document, Part, View
 
 ENVELOPE_TYPES = {"session_meta", "response_item", "event_msg", "turn_context", "compacted"}
 PASS_ITEMS = {"ghost_snapshot", "compaction", "compaction_summary"}  # known items that are not messages

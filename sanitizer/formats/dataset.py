@@ -12,10 +12,10 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from ..model import Document, View
-from .anthropic import Anthropic, anthropic_score, looks_like_anthropic_message, read_blocks
-from .base import live_records, sample
-from .openai_chat import ChatText, chat_score, looks_like_chat_message, read_chat_message
+from sanitizer.formats.anthropic import Anthropic, anthropic_score, looks_like_anthropic_message, read_blocks
+from sanitizer.formats.base import live_records, sample
+from sanitizer.formats.openai_chat import ChatText, chat_score, looks_like_chat_message, read_chat_message
+from sanitizer.model import Document, View
 
 CONVERSATION_KEYS = ("messages", "traj", "conversation", "conversations")
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..model import Document
-from .base import Adapter, sample
+from sanitizer.formats.base import Adapter, sample
+from sanitizer.model import Document
 
 # Keys each format's records (or their messages / events) carry.  Closeness = the share of them a
 # document shows; it only ranks adapters when no sniff is sure, it never decides a format.

@@ -37,9 +37,9 @@ from typing import Any
 
 import regex
 
-from ..model import Document, Part, Path, View
-from .base import message_list, string_leaves
-from .openai_chat import ChatText, chat_score, looks_like_chat_message, read_chat_message
+from sanitizer.formats.base import message_list, string_leaves
+from sanitizer.formats.openai_chat import ChatText, chat_score, looks_like_chat_message, read_chat_message
+from sanitizer.model import Document, Part, Path, View
 
 COMMAND_BLOCK = regex.compile(r"```(?:mswea_bash_command|bash)[ \t]*\r?\n(.*?)\r?\n?```", regex.DOTALL)
 RETURNCODE = "<returncode>"

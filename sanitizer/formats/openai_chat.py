@@ -15,8 +15,8 @@ import json
 from collections.abc import Iterator
 from typing import Any
 
-from ..model import Document, Message, Part, Path, View
-from .base import Adapter, data_uri_meta, message_list, sample
+from sanitizer.formats.base import Adapter, data_uri_meta, message_list, sample
+from sanitizer.model import Document, Message, Part, Path, View
 
 CHAT_ROLES = {"system", "developer", "user", "assistant", "tool", "function"}
 

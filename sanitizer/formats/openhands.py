@@ -49,10 +49,10 @@ import json
 from collections.abc import Iterator
 from typing import Any
 
-from ..model import Document, Message, Part, Path, View
-from .base import data_uri_meta, live_records, sample, string_leaves
-from .openai_chat import ChatText
-from .openhands_v1 import V1Reader, args_text, is_v1_event
+from sanitizer.formats.base import data_uri_meta, live_records, sample, string_leaves
+from sanitizer.formats.openai_chat import ChatText
+from sanitizer.formats.openhands_v1 import V1Reader, args_text, is_v1_event
+from sanitizer.model import Document, Message, Part, Path, View
 
 PASS_ACTIONS = {"recall", "change_agent_state", "null", "condensation", "condensation_request", "pause",
                 "resume", "push", "send_pr", "reject", "delegate"}

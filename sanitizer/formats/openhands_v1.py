@@ -29,9 +29,9 @@ import json
 from collections import Counter
 from typing import Any
 
-from ..model import Message, Part, Path, View
-from .base import data_uri_meta, is_real_signature, string_leaves
-from .openai_chat import read_chat_message
+from sanitizer.formats.base import data_uri_meta, is_real_signature, string_leaves
+from sanitizer.formats.openai_chat import read_chat_message
+from sanitizer.model import Message, Part, Path, View
 
 V1_KINDS = {"SystemPromptEvent", "MessageEvent", "ActionEvent", "ObservationEvent", "AgentErrorEvent",
             "UserRejectObservation", "CondensationSummaryEvent", "Condensation", "CondensationRequest",

@@ -21,8 +21,8 @@ import json
 from collections.abc import Iterator
 from typing import Any
 
-from ..model import Document, Message, Part, Path, View
-from .base import Adapter, data_uri_meta, is_real_signature, message_list, sample
+from sanitizer.formats.base import Adapter, data_uri_meta, is_real_signature, message_list, sample
+from sanitizer.model import Document, Message, Part, Path, View
 
 MESSAGE_KINDS = ("request", "response")
 MEDIA_KINDS = {"binary", "image-url", "audio-url", "document-url", "video-url"}

@@ -16,8 +16,8 @@ import json
 from collections.abc import Iterator
 from typing import Any
 
-from ..model import Document, Part, Path, View
-from .base import Adapter, data_uri_meta, message_list
+from sanitizer.formats.base import Adapter, data_uri_meta, message_list
+from sanitizer.model import Document, Part, Path, View
 
 ITEM_TYPES = {"message", "function_call", "function_call_output", "reasoning", "custom_tool_call",
               "custom_tool_call_output", "local_shell_call", "local_shell_call_output", "web_search_call"}

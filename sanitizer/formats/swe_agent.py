@@ -34,8 +34,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from ..model import Document, Message, Part, View
-from .openai_chat import ChatText, read_chat_message
+from sanitizer.formats.openai_chat import ChatText, read_chat_message
+from sanitizer.model import Document, Message, Part, View
 
 STEP_TEXT_KEYS = ("response", "thought", "action", "observation")
 

@@ -9,15 +9,15 @@ sentences, paths, cwd/branch/tests), `sections` (facts → items), `merge` (prev
 
 from __future__ import annotations
 
-from .core import summarize_messages
-from .fallback import (
+from sanitizer.summary.core import summarize_messages
+from sanitizer.summary.fallback import (
     KINDS,
     SummaryFailed,
     SummaryResult,
     classify_exception,
     summarize_with_fallback_messages,
 )
-from .layout import TITLES, Summary, parse_summary
+from sanitizer.summary.layout import TITLES, Summary, parse_summary
 
 __all__ = [
     "KINDS",

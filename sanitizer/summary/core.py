@@ -5,12 +5,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from . import layout as L
-from .extract import extract
-from .merge import sections_of
-from .render import Page, fit
-from .sections import build
-from .text import clip
+from sanitizer.summary import layout as L
+from sanitizer.summary.extract import extract
+from sanitizer.summary.merge import sections_of
+from sanitizer.summary.render import Page, fit
+from sanitizer.summary.sections import build
+from sanitizer.summary.text import clip
 
 REASON_CHARS = 200
 

@@ -14,8 +14,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from . import layout as L
-from .core import summarize_messages
+from sanitizer.summary import layout as L
+from sanitizer.summary.core import summarize_messages
 
 TIMEOUT = "timeout"
 AUTH_QUOTA = "auth_quota"

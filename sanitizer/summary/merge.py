@@ -11,10 +11,10 @@ from __future__ import annotations
 
 import re
 
-from . import layout as L
-from .render import Section
-from .sections import Built, Item
-from .text import norm_key
+from sanitizer.summary import layout as L
+from sanitizer.summary.render import Section
+from sanitizer.summary.sections import Built, Item
+from sanitizer.summary.text import norm_key
 
 LABEL_RE = re.compile(r"^\((?:turn|action) \d+[^)]*\)\s*")
 STATUS_RE = re.compile(r"\s*\((?:pending|in progress|in_progress|todo|open|blocked|not started)\)$", re.I)

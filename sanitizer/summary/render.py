@@ -12,9 +12,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from . import layout as L
-from .sections import Item
-from .text import clip
+from sanitizer.summary import layout as L
+from sanitizer.summary.sections import Item
+from sanitizer.summary.text import clip
 
 NOUNS = {  # section -> (one, many)
     L.ACTIVE_TASK: ("char of the active task", "chars of the active task"),

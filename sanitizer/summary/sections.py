@@ -10,11 +10,19 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from . import layout as L
-from .extract import Call, Session, turn_spans
-from .paths import find_paths, looks_like_path, ordered_unique, paths_in_args
-from .state import TEST_RE, collect_state, command_of
-from .text import asks_in, clip, first_sentence, is_constraint, is_decision, norm_key, sentences
+from sanitizer.summary import layout as L
+from sanitizer.summary.extract import Call, Session, turn_spans
+from sanitizer.summary.paths import find_paths, looks_like_path, ordered_unique, paths_in_args
+from sanitizer.summary.state import TEST_RE, collect_state, command_of
+from sanitizer.summary.text import (
+    asks_in,
+    clip,
+    first_sentence,
+    is_constraint,
+    is_decision,
+    norm_key,
+    sentences,
+)
 
 GOAL_CHARS = 500
 SENTENCE_CHARS = 300

@@ -11,10 +11,10 @@ import posixpath
 import re
 from dataclasses import dataclass, field
 
-from .. import digest
-from .extract import Call, Session
-from .paths import looks_like_path
-from .text import clip
+from sanitizer.digest import calls as digest
+from sanitizer.summary.extract import Call, Session
+from sanitizer.summary.paths import looks_like_path
+from sanitizer.summary.text import clip
 
 CD_RE = re.compile(r"(?:^|&&|;|\|\||\n)\s*(?:cd|pushd|Set-Location)\s+(\"[^\"\n]+\"|'[^'\n]+'|[^\s;&|]+)")
 CWD_TEXT_RES = (

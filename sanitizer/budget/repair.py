@@ -1,0 +1,212 @@
+"""Repair of orphans already present in the input (`--repair-pairs strip|stub`, Hermes' two ways).
+
+* `strip`: an unanswered tool call and a result without a call are removed.
+* `stub`: an unanswered call gets a result right after it saying `[no result recorded]` (with
+  `is_error` where the format has it); a result without a call is removed (there is no call to
+  attach a stub to, so `stub` strips those too).
+
+Removing the last block of a message removes the message (a chat `tool` message, a Responses
+item, a Claude Code record), except in Anthropic Messages, where the emptied message keeps one
+text block saying what was removed so user/assistant alternation holds.  OpenHands and other
+formats without a stub shape are left as they are and reported.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sanitizer.budget.document import (
+    dialect,
+    is_nested,
+    item_of,
+    message_node,
+    splice,
+    stub_block,
+    stub_result_node,
+)
+from sanitizer.formats.base import _sort_key
+from sanitizer.model import Document, Part, View, get_at
+
+MODES = ("report", "strip", "stub")
+REMOVED_TEXT = "[tool result without a call removed]"
+
+
+def orphans(view: View) -> tuple[list[Part], list[Part]]:
+    """(unanswered calls, results without a call) of a view."""
+    calls = [p for p in view.parts if p.kind == "tool_call" and p.call_id]
+    results = [p for p in view.parts if p.role == "tool" and p.call_id]
+    called = {p.call_id for p in calls}
+    answered = {p.call_id for p in results}
+    seen: set[tuple[int, str]] = set()
+    lone = []
+    for p in results:  # one entry per result, even when its content holds several parts
+        if p.call_id not in called and (p.message, p.call_id) not in seen:
+            seen.add((p.message, p.call_id))  # type: ignore[arg-type]
+            lone.append(p)
+    return [p for p in calls if p.call_id not in answered], lone
+
+
+def repair_doc(doc: Document, views: list[View], mode: str) -> list[str]:
+    """Apply `mode` to every view of `doc` (views go stale); returns report notes."""
+    if mode not in MODES:
+        raise ValueError(f"unknown repair mode {mode!r}; choose one of: {', '.join(MODES)}")
+    if mode == "report":
+        return []
+    notes: list[str] = []
+    drop_records: set[int] = set()
+    inserts: dict[int, list[Any]] = {}
+    edits: list[tuple[int, tuple, str, Any]] = []  # (record, path, op, value): op del | ins
+    for view in views:
+        if dialect(view) == "other":
+            unanswered, orphan_results = orphans(view)
+            if unanswered or orphan_results:
+                notes.append(f"repair {mode}: not available for format {view.adapter.name}; "
+                             f"{len(unanswered)} unanswered call(s) and {len(orphan_results)} orphan result(s) left")
+            continue
+        _plan(view, mode, notes, drop_records, inserts, edits)
+    # In-record edits from the last path to the first, so list indices stay valid.
+    for record, path, op, value in sorted(edits, key=lambda e: (e[0], _sort_key(e[1]), e[2] == "ins"), reverse=True):
+        parent = get_at(doc.records[record], path[:-1])
+        if op == "del":
+            del parent[path[-1]]
+        elif op == "ins":
+            parent.insert(path[-1], value)
+        else:  # set
+            parent[path[-1]] = value
+        doc.dirty.add(record)
+    if drop_records or inserts:
+        splice(doc, drop_records, inserts)
+    return notes
+
+
+def _plan(view: View, mode: str, notes: list[str], drop_records: set[int], inserts: dict[int, list[Any]],
+          edits: list[tuple[int, tuple, str, Any]]) -> None:
+    unanswered, orphan_results = orphans(view)
+    remove = list(orphan_results) + (list(unanswered) if mode == "strip" else [])
+    by_msg: dict[int, list[Part]] = {}
+    for p in remove:
+        by_msg.setdefault(p.message, []).append(p)
+    if mode == "stub":
+        for p in unanswered:
+            _stub(view, p, inserts, edits)
+    stubbed = {(e[0], e[1][:-1]) for e in edits if e[2] == "ins"}  # content lists that get a stub block
+    for index, parts in by_msg.items():
+        _remove_parts(view, index, parts, drop_records, edits, stubbed)
+    if orphan_results:
+        ids = sorted({p.call_id or "" for p in orphan_results})
+        notes.append(f"repair {mode}: removed {len(orphan_results)} tool result(s) without a call ({', '.join(ids[:8])}"
+                     f"{', …' if len(ids) > 8 else ''})")
+    if mode == "strip" and unanswered:
+        notes.append(f"repair strip: removed {len(unanswered)} unanswered tool call(s) "
+                     f"({', '.join(sorted(p.call_id or '' for p in unanswered)[:8])})")
+    if mode == "stub" and unanswered:
+        notes.append(f"repair stub: added {len(unanswered)} '[no result recorded]' result(s) "
+                     f"({', '.join(sorted(p.call_id or '' for p in unanswered)[:8])})")
+
+
+def _remove_msg(view: View, index: int, drop_records: set[int], edits: list) -> None:
+    msg = view.messages[index]
+    if is_nested(view):
+        found = item_of(view, msg)
+        if found is not None:
+            edits.append((found[0], found[1] + (found[2],), "del", None))
+    else:
+        drop_records.update(msg.records)
+
+
+def _remove_parts(view: View, index: int, parts: list[Part], drop_records: set[int], edits: list,
+                  stubbed: set[tuple[int, tuple]]) -> None:
+    msg = view.messages[index]
+    kind = dialect(view)
+    if kind in ("responses", "codex"):
+        _remove_msg(view, index, drop_records, edits)  # each call / output is its own item
+        return
+    if kind == "chat":
+        results = [p for p in parts if p.role == "tool"]
+        if results:  # a tool message is one result
+            _remove_msg(view, index, drop_records, edits)
+            return
+        node = message_node(view, msg)
+        raw = get_at(view.doc.records[node[0]], node[1]) if node else None
+        calls = raw.get("tool_calls") if isinstance(raw, dict) else None
+        has_text = any(p.kind == "text" and p.text for p in view.parts_of(msg))
+        if node is None or not isinstance(calls, list):
+            return
+        if len(parts) >= len(calls) and not has_text:
+            _remove_msg(view, index, drop_records, edits)
+        elif len(parts) >= len(calls):
+            edits.append((node[0], node[1] + ("tool_calls",), "del", None))
+        else:
+            for p in parts:  # path: base + ("tool_calls", j, "function", "arguments")
+                at = p.path.index("tool_calls")
+                edits.append((p.record, p.path[: at + 2], "del", None))
+        return
+    # Anthropic blocks (plain, dataset dialect, Claude Code records).
+    blocks: dict[tuple[int, tuple], set[int]] = {}
+    for p in parts:
+        if p.role != "tool":
+            at = p.block if p.block is not None else p.path[:-1]  # the tool_use block
+        elif p.block is not None:
+            at = p.block[:-2]  # a text/image inside a tool_result's content list: the whole result
+        else:
+            at = p.path[:-1]  # tool_result with string (or no) content
+        blocks.setdefault((p.record, at[:-1]), set()).add(at[-1])
+    for (record, content_path), idxs in blocks.items():
+        content = get_at(view.doc.records[record], content_path)
+        if isinstance(content, list) and len(idxs) >= len(content) and (record, content_path) not in stubbed:
+            if kind == "claude_code":
+                drop_records.add(record)
+            else:
+                edits.append((record, content_path, "set", [{"type": "text", "text": REMOVED_TEXT}]))
+            continue
+        for i in sorted(idxs):
+            edits.append((record, content_path + (i,), "del", None))
+
+
+def _stub(view: View, call: Part, inserts: dict[int, list[Any]], edits: list) -> None:
+    kind = dialect(view)
+    msg = view.messages[call.message]
+    doc = view.doc
+    call_rec = doc.records[call.record]
+    if kind == "anthropic":
+        nxt = view.messages[call.message + 1] if call.message + 1 < len(view.messages) else None
+        node = message_node(view, nxt) if nxt is not None and nxt.role == "user" else None
+        if node is not None:
+            content = get_at(doc.records[node[0]], node[1]).get("content")
+            path = node[1] + ("content",)
+            if isinstance(content, list):
+                lead = next((i for i, b in enumerate(content)
+                             if not (isinstance(b, dict) and b.get("type") == "tool_result")), len(content))
+                edits.append((node[0], path + (lead,), "ins", stub_block(call.call_id or "")))
+            else:
+                edits.append((node[0], path, "set", [stub_block(call.call_id or ""), {"type": "text", "text": content or ""}]
+                              if content else [stub_block(call.call_id or "")]))
+            return
+    item_type = None
+    if kind in ("responses", "codex"):
+        node = message_node(view, msg)
+        item = get_at(doc.records[node[0]], node[1]) if node else None
+        item_type = item.get("type") if isinstance(item, dict) else None
+    new = stub_result_node(view, call_rec, call.call_id or "", call.tool, item_type)
+    # After the call's message and any results that directly follow it.
+    j = call.message
+    while j + 1 < len(view.messages) and (view.messages[j + 1].role == "tool" or (
+            kind in ("claude_code",) and all(p.role == "tool" for p in view.parts_of(view.messages[j + 1]))
+            and view.messages[j + 1].parts)):
+        j += 1
+    after = view.messages[j]
+    if is_nested(view):
+        found = item_of(view, after)
+        if found is not None:
+            edits.append((found[0], found[1] + (found[2] + 1,), "ins", new))
+        return
+    if kind == "claude_code" and j == call.message:
+        last = max(msg.records)
+        new["parentUuid"] = doc.records[last].get("uuid") if isinstance(doc.records[last], dict) else None
+        for r in range(last + 1, len(doc.records)):
+            rec = doc.records[r]
+            if isinstance(rec, dict) and rec.get("parentUuid") == new["parentUuid"] and new["parentUuid"]:
+                rec["parentUuid"] = new["uuid"]
+                doc.dirty.add(r)
+                break
+    inserts.setdefault(max(after.records) + 1, []).append(new)

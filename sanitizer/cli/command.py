@@ -1,0 +1,159 @@
+"""`sanitize [OPTIONS] FILE…`: the sanitized copy on stdout (or -o), everything else on stderr.
+
+Exit codes: 0 success; 1 input problems (an input or output that cannot be read or written, or
+damaged lines, broken pairs, --check findings under --strict); 2 usage or configuration errors;
+3 --budget not met under --strict; 128 + N when stopped by signal N (130 SIGINT, 143 SIGTERM).
+Every failure is one line `sanitize: FILE[:LINE]: what is wrong`, never a traceback.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import click
+
+from sanitizer import __version__
+from sanitizer.cli.verbs import VerbCommand
+from sanitizer.config import ConfigError, check_preset, find_user_config, read_user_config
+from sanitizer.document.loader import InputError
+from sanitizer.formats import ADAPTERS, FormatError
+from sanitizer.formats.hermes import StateDbError
+from sanitizer.tokens.counter import DEFAULT_ENCODING, EncodingError
+
+USAGE_ERRORS = (ConfigError, FormatError, EncodingError, StateDbError, click.UsageError)
+
+
+@dataclass
+class RunOptions:
+    """Everything a worker needs to process one input (picklable for --jobs)."""
+
+    preset: str = "default"
+    user_config: dict[str, Any] | None = None
+    user_source: str = "<config>"
+    enable: tuple[str, ...] = ()
+    disable: tuple[str, ...] = ()
+    keep_recent: int | None = None
+    encoding: str = DEFAULT_ENCODING
+    count_tokens: bool = True
+    format: str | None = None
+    to: str = "same"
+    mode: str = "copy"  # copy | check | summary
+    budget: int | None = None
+    session: str | None = None
+    repair_pairs: str = "report"
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+def _fail(message: str, code: int = 2) -> None:
+    click.echo(f"sanitize: {message}", err=True)
+    sys.exit(code)
+
+
+def _stderr_is_terminal() -> bool:
+    return sys.stderr is not None and sys.stderr.isatty()
+
+
+@click.command(cls=VerbCommand, context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
+@click.argument("files", nargs=-1, type=click.Path(allow_dash=True, path_type=str))
+@click.option("-o", "--output", "output", type=click.Path(dir_okay=True, path_type=Path),
+              help="Write the result here (a folder when several files are given); default stdout.")
+@click.option("--preset", default="default", show_default=True,
+              help="Rule pack: default, genericagent, hermes, display, or none (the identity copy).")
+@click.option("--config", "config_file", type=click.Path(exists=True, dir_okay=False, path_type=Path),
+              help="A TOML file that extends a pack (default: ./sanitizer.toml or [tool.sanitizer]).")
+@click.option("--enable", multiple=True, metavar="RULE", help="Turn a rule on (repeatable).")
+@click.option("--disable", multiple=True, metavar="RULE", help="Turn a rule off (repeatable).")
+@click.option("--format", "fmt", type=click.Choice([a.name for a in ADAPTERS]), help="Skip auto-detection.")
+@click.option("--to", "to", type=click.Choice(["same", "text", "messages"]), default="same", show_default=True,
+              help="same: the input's format; text: summarizer transcript; messages: OpenAI chat JSON.")
+@click.option("--budget", type=click.IntRange(min=1), metavar="TOKENS",
+              help="Fit the conversation into this many tokens (escalating, never breaking pairs).")
+@click.option("--keep-recent", type=click.IntRange(min=0), metavar="N", help="Protect the last N messages.")
+@click.option("--encoding", default=DEFAULT_ENCODING, show_default=True, help="tiktoken encoding for counts.")
+@click.option("--no-tokens", is_flag=True, help="Skip exact token counting in the report (faster).")
+@click.option("--jobs", type=click.IntRange(min=1), default=1, show_default=True, help="Files processed in parallel.")
+@click.option("--strict", is_flag=True, help="Stop with exit 1 on the first input problem; exit 3 when --budget is not met.")
+@click.option("--quiet", "-q", is_flag=True, help="No report, no progress (problems are still printed).")
+@click.option("--report", "report_kind", type=click.Choice(["table", "json", "none"]),
+              help="Report on stderr (default: a table on a terminal, a one-line summary otherwise).")
+@click.option("--report-file", type=click.Path(dir_okay=False, path_type=Path), help="Write the JSON report here.")
+@click.option("--summary", is_flag=True, help="Print the deterministic fallback summary instead of a copy.")
+@click.option("--check", is_flag=True, help="Validate pairs and structure; change nothing.")
+@click.option("--repair-pairs", type=click.Choice(["report", "strip", "stub"]), default="report", show_default=True,
+              help="What to do with tool calls/results that were already unpaired in the input.")
+@click.option("--session", metavar="ID", help="Session to read from a Hermes state.db.")
+@click.option("--list-rules", is_flag=True, help="List the rules of the preset and exit.")
+@click.option("--explain", metavar="RULE", help="Explain a rule or action and exit.")
+@click.option("--show-config", is_flag=True, help="Print the resolved configuration as TOML and exit.")
+@click.option("--detect", is_flag=True, help="Print each format's detection score and why, then exit.")
+@click.version_option(__version__, "--version", prog_name="sanitize")
+def main(files: tuple[str, ...], output: Path | None, preset: str, config_file: Path | None, enable: tuple[str, ...],
+         disable: tuple[str, ...], fmt: str | None, to: str, budget: int | None, keep_recent: int | None,
+         encoding: str, no_tokens: bool, jobs: int, strict: bool, quiet: bool, report_kind: str | None,
+         report_file: Path | None, summary: bool, check: bool, repair_pairs: str, session: str | None,
+         list_rules: bool, explain: str | None, show_config: bool, detect: bool = False) -> None:
+    """Sanitize LLM-agent conversation FILEs (`-` for stdin) before they are summarized."""
+    import gc
+
+    from sanitizer.cli import info as cli_info
+    from sanitizer.run import job as cli_run
+
+    # Parsed JSON trees hold no reference cycles; the cyclic collector only rescans them over and
+    # over (45% of the time on 100k short messages). Raise its thresholds for this process.
+    gc.set_threshold(100_000, 50, 100)
+
+    try:
+        user = read_user_config(config_file) if config_file else find_user_config(Path.cwd())
+    except ConfigError as exc:
+        _fail(str(exc))
+    opts = RunOptions(preset=preset, user_config=user[0] if user else None, user_source=user[1] if user else "",
+                      enable=enable, disable=disable, keep_recent=keep_recent, encoding=encoding,
+                      count_tokens=not no_tokens, format=fmt, to=to, budget=budget, session=session,
+                      repair_pairs=repair_pairs,
+                      mode="check" if check else "summary" if summary else "copy")
+    try:
+        if list_rules or explain or show_config:
+            cli_info.show(opts, list_rules=list_rules, explain=explain, show_config=show_config)
+            return
+        if not files:
+            _fail("no input: give FILE… or - for stdin (see --help)")
+        if detect:
+            from sanitizer.cli import detect as cli_detect
+
+            sys.exit(cli_detect.show(files))
+        check_preset(preset)
+        from sanitizer.run import procs
+
+        with procs.stop_on_signals("sanitize: "):
+            code = cli_run.run(files, output, opts, jobs=jobs, strict=strict, quiet=quiet, report_kind=report_kind,
+                               report_file=report_file, terminal=_stderr_is_terminal())
+    except USAGE_ERRORS as exc:
+        _fail(str(exc))
+    except InputError as exc:
+        _fail(str(exc), 1)
+    _quiet_stdout_at_exit()
+    sys.exit(code)
+
+
+def _quiet_stdout_at_exit() -> None:
+    """Flush stdout now; when its reader went away, point it at /dev/null so that the
+    interpreter's own flush at exit has nothing to complain about."""
+    import os
+
+    try:
+        if sys.stdout is not None:
+            sys.stdout.flush()
+    except OSError:
+        try:
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())
+        except (OSError, ValueError):
+            pass
+
+
+def emit_json(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, indent=2)

@@ -1,0 +1,100 @@
+"""Generated README sections (rules, formats, options, secret kinds), kept in step with the code by a test.
+
+`python -m sanitizer.docs` rewrites the marked sections of README.md in place.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+import sys
+from pathlib import Path
+
+from sanitizer.actions import registry
+from sanitizer.config import load, pack_names
+from sanitizer.formats import ADAPTERS
+
+
+def _options(options: object) -> str:
+    parts = []
+    for f in dataclasses.fields(options):  # type: ignore[arg-type]
+        value = getattr(options, f.name)
+        if isinstance(value, tuple):
+            value = ", ".join(value)
+        parts.append(f"{f.name.replace('_', '-')}={value}")
+    return "; ".join(parts) or "—"
+
+
+def rules_table() -> str:
+    """Every action, in the order rules run, with what it does and what it can lose."""
+    in_default = {r.action.name: r for r in load("default").rules}
+    packs = {name: {r.action.name for r in load(name).rules} for name in pack_names()}
+    rows = ["| # | rule | what it does | defaults | packs | what it can lose |", "|---|---|---|---|---|---|"]
+    for i, (name, action) in enumerate(registry().items(), 1):
+        rule = in_default.get(name)
+        opts = _options(rule.options if rule else action.options())
+        where = ", ".join(p for p in sorted(packs) if name in packs[p])
+        what = action.doc.what.replace("|", "\\|").replace("\n", " ")
+        loses = action.doc.loses.replace("|", "\\|").replace("\n", " ")
+        rows.append(f"| {i} | `{name}` | {what} | {opts} | {where} | {loses} |")
+    return "\n".join(rows)
+
+
+def formats_table() -> str:
+    rows = ["| `--format` | what | where users have it |", "|---|---|---|"]
+    rows += [f"| `{a.name}` | {a.label} | {a.where} |" for a in ADAPTERS]
+    return "\n".join(rows)
+
+
+def options_table() -> str:
+    """The command's options, from the click command itself."""
+    import click
+
+    from sanitizer.cli.command import main as command
+
+    rows = ["| option | what it does |", "|---|---|"]
+    ctx = click.Context(command, **command.context_settings)
+    for param in command.get_params(ctx):
+        record = param.get_help_record(ctx) if isinstance(param, click.Option) else None
+        if record is None:
+            continue
+        names, text = record
+        text = text.replace("|", "\\|")
+        rows.append(f"| `{names}` | {text} |")
+    return "\n".join(rows)
+
+
+def secret_kinds_table() -> str:
+    """Every credential kind `redact-secrets` finds, in the order its pattern runs."""
+    from sanitizer.secrets.scan import KINDS
+
+    rows = ["| kind | what it looks like |", "|---|---|"]
+    rows += [f"| `{k.name}` | {k.looks.replace('|', chr(92) + '|')} |" for k in KINDS]
+    return "\n".join(rows)
+
+
+SECTIONS = {"rules-table": rules_table, "formats-table": formats_table, "options-table": options_table,
+            "secret-kinds-table": secret_kinds_table}
+
+
+def render(readme: str) -> str:
+    for key, fn in SECTIONS.items():
+        pattern = re.compile(rf"(<!-- {key} -->\n)(?:.*?\n)?(<!-- /{key} -->)", re.S)
+        readme = pattern.sub(lambda m, fn=fn: m.group(1) + fn() + "\n" + m.group(2), readme)
+    return readme
+
+
+def main() -> int:
+    path = Path(sys.argv[1] if len(sys.argv) > 1 else "README.md")
+    text = path.read_text(encoding="utf-8")
+    new = render(text)
+    if new != text:
+        path.write_text(new, encoding="utf-8")
+        print(f"{path}: sections rewritten")
+    else:
+        print(f"{path}: up to date")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

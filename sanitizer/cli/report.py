@@ -1,0 +1,74 @@
+"""What `sanitize` says on stderr besides the data: warnings, the budget line, the report."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import click
+
+from sanitizer.report import Report, render_table
+
+# Exit code under --strict when --budget could not be met (README, "Exit codes").
+BUDGET_NOT_MET = 3
+
+
+class Messages:
+    """Prints each warning line on stderr, or keeps them for the JSON report (`into_report`)."""
+
+    def __init__(self, *, into_report: bool) -> None:
+        self.into_report = into_report
+        self.lines: list[str] = []
+        self.stopped = False  # the run stopped before its end (--strict, a closed stdout)
+
+    def __call__(self, line: str) -> None:
+        if self.into_report:
+            self.lines.append(line)
+        else:
+            click.echo(line, err=True)
+
+    def into(self, report: Report) -> None:
+        """Put the kept lines into the report (`warnings`)."""
+        if self.lines:
+            report.extra["warnings"] = list(self.lines)
+
+
+def budget_warning(report: Report, strict: bool) -> str | None:
+    """`sanitize: FILE: warning: ...` when --budget was not met (with the smallest size reached)."""
+    budget = report.extra.get("budget")
+    if not isinstance(budget, dict) or budget.get("met", True):
+        return None
+    kind = "error" if strict else "warning"
+    return (f"sanitize: {report.source}: {kind}: budget not met: the smallest size reached is "
+            f"{budget.get('tokens_after', 0):,} tokens for a {budget.get('max_tokens', 0):,}-token budget")
+
+
+def report(report: Report, kind: str | None, report_file: Path | None, *, quiet: bool, terminal: bool,
+           mode: str) -> None:
+    """The run's report on stderr (table, JSON or one line) and in `report_file`."""
+    if report_file is not None or (kind == "json" and not quiet):
+        data = report.to_dict()  # built only when asked for: a cut list can be long
+        if report_file is not None:
+            from sanitizer.cli.write import write_atomic
+
+            write_atomic(report_file, (json.dumps(data, ensure_ascii=False, indent=2) + "\n").encode())
+    if quiet or kind == "none":
+        return
+    if kind == "json":
+        click.echo(json.dumps(data, ensure_ascii=False, indent=2), err=True)
+    elif mode == "check":
+        n = len(report.extra.get("check", []))
+        click.echo(f"check: {report.source}: {report.messages:,} messages, {n} finding(s)", err=True)
+    elif kind == "table" or (terminal and mode == "copy"):
+        from rich.console import Console
+
+        Console(stderr=True).print(render_table(report))
+    elif mode == "copy":
+        if report.tokens_before is not None:
+            before, after = report.tokens_before, report.tokens_after or 0
+            pct = 100 * (before - after) / before if before else 0.0
+            figures = f"tokens {before:,} -> {after:,} ({pct:.1f}% saved)"
+        else:
+            figures = f"chars {report.chars_before:,} -> {report.chars_after:,}"
+        hits = sum(s.hits for s in report.rules.values())
+        click.echo(f"sanitize: {report.source}: {report.messages:,} messages, {hits:,} cuts, {figures}", err=True)

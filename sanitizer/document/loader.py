@@ -1,0 +1,195 @@
+"""Turn bytes or in-memory objects into a `Document`, and a `Document` back into text.
+
+Damaged JSONL lines never stop the read: each becomes a `Damaged` record that is reported as
+`file:line: reason` and copied to the output unchanged.  Untouched JSONL lines are written back
+byte for byte from their original text.
+"""
+
+from __future__ import annotations
+
+import gc
+import json
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+from sanitizer.document import json_numbers
+from sanitizer.document.json_indent import dumps_indented
+from sanitizer.model import Damaged, Document, Problem
+
+
+class InputError(ValueError):
+    """The input cannot be read at all (not JSON, not JSONL, unreadable)."""
+
+
+@contextmanager
+def gc_paused() -> Iterator[None]:
+    """Pause the cyclic garbage collector while building a big tree of fresh objects.
+
+    Parsed JSON holds no reference cycles, but every few hundred new containers CPython walks
+    all live objects again, which makes loading 100,000 records super-linear; reference counting
+    still frees everything as usual.
+    """
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
+def copy_tree(node: Any) -> Any:
+    """Deep copy of a JSON-like tree (dict/list/scalars); much faster than copy.deepcopy."""
+    if isinstance(node, dict):
+        return {k: copy_tree(v) for k, v in node.items()}
+    if isinstance(node, list | tuple):
+        return [copy_tree(v) for v in node]
+    return node
+
+
+def from_object(obj: Any, source: str = "<memory>") -> Document:
+    """A document over a private deep copy of `obj` (the caller's objects are never touched)."""
+    with gc_paused():
+        if isinstance(obj, list | tuple):
+            return Document(records=[copy_tree(r) for r in obj], container="json-list", source=source)
+        if isinstance(obj, dict):
+            return Document(records=[copy_tree(obj)], container="json-object", source=source)
+    raise InputError(f"{source}: expected a list of messages or a JSON object, got {type(obj).__name__}")
+
+
+def from_text(text: str, source: str = "<input>") -> Document:
+    """Parse JSON (a list or an object) or JSONL text into a document."""
+    stripped = text.lstrip()
+    if not stripped:
+        return Document(records=[], container="jsonl", source=source, raw_lines=[], trailing_newline=False)
+    first_line_end = stripped.find("\n")
+    single_line = first_line_end == -1 or not stripped[first_line_end:].strip()
+    looks_jsonl = source.endswith(".jsonl") and not stripped.startswith("[")
+    if stripped[0] in "[{" and (not looks_jsonl or single_line and stripped[0] == "["):
+        try:
+            with gc_paused():
+                value = _decode(text)  # non-finite numbers kept as written (json_numbers)
+        except json.JSONDecodeError as exc:
+            if stripped[0] == "[" or single_line:
+                raise InputError(f"{source}:{exc.lineno}: not valid JSON: {exc.msg} (column {exc.colno})") from exc
+        else:
+            doc = from_value(value, source)
+            doc.indent = _indent_of(text)
+            doc.raw_text = text
+            return doc
+    return _from_jsonl(text, source)
+
+
+def from_value(value: Any, source: str) -> Document:
+    if isinstance(value, list):
+        return Document(records=value, container="json-list", source=source)
+    return Document(records=[value], container="json-object", source=source)
+
+
+def _from_jsonl(text: str, source: str) -> Document:
+    lines = text.split("\n")
+    trailing = text.endswith("\n")
+    if trailing:
+        lines.pop()
+    records: list[Any] = []
+    problems: list[Problem] = []
+    with gc_paused():
+        for number, line in enumerate(lines, start=1):
+            record, problem = parse_line(line, number, source)
+            records.append(record)
+            if problem is not None:
+                problems.append(problem)
+    return Document(records=records, container="jsonl", source=source, lines=list(range(1, len(lines) + 1)),
+                    raw_lines=lines, problems=problems, trailing_newline=trailing)
+
+
+_decode = json_numbers.decoder.decode
+
+
+def parse_line(line: str, number: int, source: str) -> tuple[Any, Problem | None]:
+    """The record of one JSONL line (without its `\\n`), or a `Damaged` one and its problem."""
+    body = line[:-1] if line.endswith("\r") else line
+    if not body.strip():
+        return Damaged(number, line, "blank line"), None
+    try:
+        return _decode(body), None
+    except json.JSONDecodeError as exc:
+        reason = f"not valid JSON ({exc.msg} at column {exc.colno}); copied through unchanged"
+        return Damaged(number, line, reason), Problem(source, number, reason)
+    except RecursionError:  # Python's JSON reader recurses once per level of nesting
+        reason = "JSON nested too deep to read (about 1,000 levels); copied through unchanged"
+        return Damaged(number, line, reason), Problem(source, number, reason)
+
+
+def from_line(line: str, number: int, source: str = "<input>") -> Document:
+    """A one-record JSONL document for line `number` of a stream (for line-by-line processing).
+
+    `to_text` of it gives the line's output without a line break.
+    """
+    record, problem = parse_line(line, number, source)
+    return Document(records=[record], container="jsonl", source=source, lines=[number], raw_lines=[line],
+                    problems=[problem] if problem else [], trailing_newline=False)
+
+
+def _indent_of(text: str) -> int | None:
+    """2 or 4 when the JSON text was pretty-printed with that indent, else None (compact)."""
+    nl = text.find("\n")
+    if nl == -1 or nl > 200_000:
+        return None
+    rest = text[nl + 1 : nl + 40]
+    width = len(rest) - len(rest.lstrip(" "))
+    return width or None
+
+
+def _dumps(value: Any, indent: int | None = None, **kw: Any) -> str:
+    """JSON text with non-ASCII kept as is, unless the value holds lone surrogates (then escaped)."""
+
+    def dump(ensure_ascii: bool) -> str:
+        if indent is not None:  # json.dumps's own indenting is slow: the same text, faster
+            return json_numbers.dumps(lambda v: dumps_indented(v, indent, ensure_ascii=ensure_ascii), value)
+        return json_numbers.dumps(lambda v: json.dumps(v, ensure_ascii=ensure_ascii, **kw), value)
+
+    text = dump(False)
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        text = dump(True)
+    return text
+
+
+def dumps_value(value: Any, indent: int | None = None) -> str:
+    """JSON text of `value` as the writer makes it (lone surrogates escaped, non-finite numbers
+    as they were read)."""
+    return _dumps(value, indent=indent)
+
+
+def dumps_record(record: Any) -> str:
+    return _dumps(record, separators=(",", ":"))
+
+
+def to_text(doc: Document) -> str:
+    """Serialize a document in its own container layout."""
+    if doc.container == "jsonl":
+        out = []
+        raw = doc.raw_lines or []
+        for i, record in enumerate(doc.records):
+            if isinstance(record, Damaged):
+                out.append(record.raw)
+            elif i in doc.dirty or i >= len(raw):
+                out.append(dumps_record(record))
+            else:
+                out.append(raw[i])
+        body = "\n".join(out)
+        return body + "\n" if doc.trailing_newline and out else body
+    if not doc.dirty and doc.raw_text is not None:
+        return doc.raw_text
+    value = doc.records if doc.container == "json-list" else doc.records[0]
+    return _dumps(value, indent=doc.indent) + "\n"
+
+
+def to_object(doc: Document) -> Any:
+    """The document's records in the shape the caller gave (a list or one object)."""
+    if doc.container == "json-object":
+        return doc.records[0]
+    return [r.raw if isinstance(r, Damaged) else r for r in doc.records]

@@ -1,0 +1,143 @@
+"""Credentials recognised by what surrounds them: key blocks, names, flags, URLs and file syntax.
+
+`KEY_BLOCKS` run first (a key block holds base64 that other patterns could take for tokens);
+`NAMED` run after the provider patterns, so a provider token behind a name keeps its own kind.
+"""
+
+from __future__ import annotations
+
+from sanitizer.secrets.kinds import AN, B64, HEX, NOT_REDACTED, URLSAFE, Example, Kind, fake, named
+
+_WS = r"(?:\s|\\++[nrt])"  # a line break may be a real one or a `\n` escape inside a JSON string
+_PEM_HEAD = r"-----BEGIN (?:[A-Z0-9]{1,12} ){0,4}PRIVATE KEY(?: BLOCK)?-----"
+_PEM_END = r"-----END (?:[A-Z0-9]{1,12} ){0,4}PRIVATE KEY(?: BLOCK)?-----"
+# base64 of "-----BEGIN " and of what follows it in the private key headers (PKCS#8, RSA, EC, DSA,
+# OpenSSH, encrypted PKCS#8, PGP), cut where the encoding stops depending on later bytes
+_B64_HEADS = ("BQUklWQVRFIEtF", "BSU0EgUFJJVkFURSBL", "BFQyBQUklWQVRFIEtF", "BEU0EgUFJJVkFURSBL",
+              "BPUEVOU1NIIFBSSVZBVEUgS0VZ", "BFTkNSWVBURUQgUFJJVkFURSBL", "BQR1AgUFJJVkFURSBL")
+
+
+def _pem(kind: str, sep: str = "\n") -> str:
+    lines = [fake(B64, 64, 90 + i) for i in range(3)]
+    return f"-----BEGIN {kind}PRIVATE KEY-----" + sep + sep.join(lines) + sep + f"-----END {kind}PRIVATE KEY-----"
+
+
+_RSA, _OPENSSH = _pem("RSA "), _pem("OPENSSH ")
+_PKCS8_JSON = _pem("", "\\n")
+_B64_KEY = "LS0tLS1CRUdJTiBSU0EgUFJJVkFURSBLRVktLS0tLQo" + fake(B64, 80, 95)
+
+KEY_BLOCKS: tuple[Kind, ...] = (
+    Kind("private-key", "a PEM, OpenSSH or PGP `-----BEGIN … PRIVATE KEY-----` block with its base64 body "
+                        "(also with `\\n` escapes in JSON, or cut before its END line)",
+         _PEM_HEAD + r"(?=(?:" + _WS + r"++[A-Za-z][A-Za-z-]*+:[^\n\\]*+)*+" + _WS + r"++[A-Za-z0-9+/=]{32})"
+         r"(?:(?:[A-Za-z0-9+/=\s:,.]|\\++[nrt]|-(?!----))*+" + _PEM_END
+         + r"|(?:" + _WS + r"++[A-Za-z0-9+/=]{16,}+)*+)",
+         (Example(_RSA, _RSA), Example(_OPENSSH, _OPENSSH), named('{"private_key": "{}\\n"}', _PKCS8_JSON)),
+         ("pattern = re.compile(r'(-----BEGIN RSA PRIVATE KEY-----)')",
+          'if line == "-----BEGIN OPENSSH PRIVATE KEY-----":')),
+    Kind("private-key-base64", "a base64-encoded PEM private key (`LS0tLS1CRUdJTi…`, as in kubeconfig "
+                               "`client-key-data`)",
+         r"(?:(?<![A-Za-z0-9+/])|(?<=\\[nrt]))LS0tLS1CRUdJTi(?:" + "|".join(_B64_HEADS) + r")[A-Za-z0-9+/]{40,}+={0,2}",
+         (Example(_B64_KEY, _B64_KEY),), ("LS0tLS1CRUdJTiBDRVJUSUZJQ0FURS0tLS0t (a certificate)",)),
+)
+
+_VALUE = NOT_REDACTED + r"(?![$%{<])"
+_SECRET40 = fake(B64, 40, 96)
+
+NAMED: tuple[Kind, ...] = (
+    Kind("aws-secret-key", "40 base64 chars after `aws_secret_access_key` / `SecretAccessKey` (any case, "
+                           "`=` or `:`, quoted or not)",
+         r"(?i)(?:(?<![a-z0-9\]])|(?<=\\[nrt]))(?:aws_?)?secret_?access_?key(?:\\*+[\"'])?+\s*+[=:]\s*+(?:\\*+[\"'])?+"
+         r"(?<value>" + NOT_REDACTED + r"[A-Za-z0-9/+=]{40}+)(?![A-Za-z0-9/+=\[])",
+         (named("aws_secret_access_key = {}", _SECRET40), named('{"SecretAccessKey": "{}"}', fake(B64, 40, 97))),
+         ("aws_secret_access_key = os.environ['AWS_SECRET']",), anchors=(("access", len("aws_secret_")),)),
+    Kind("azure-storage-key", "the value of `AccountKey=` / `SharedAccessKey=` in a connection string",
+         r"(?<![A-Za-z])(?:AccountKey|SharedAccessKey)=(?<value>" + _VALUE + r"[A-Za-z0-9+/%]{20,}+={0,2})",
+         (named("DefaultEndpointsProtocol=https;AccountName=acme;AccountKey={};EndpointSuffix=core.windows.net",
+                fake(B64, 86, 98) + "=="),), ("AccountKey=<your key>",), generic=True),
+    Kind("docker-auth", "`\"auth\"` / `\"identitytoken\"` values in a Docker `config.json` `auths` entry",
+         tuple(r"(?<=\")" + name + r"\\*+\"\s*+:\s*+\\*+\"(?<value>" + _VALUE
+               + r"(?=[a-z_.-]{0,200}+[A-Z0-9+/=])[A-Za-z0-9+/=_.-]{8,}+)" for name in ("auth", "identitytoken", "registrytoken")),
+         (named('{"auths": {"ghcr.io": {"auth": "{}"}}}', fake(B64, 36, 99) + "=="),),
+         ('{"auth": "required"}',), generic=True),
+    Kind("kubernetes-secret", "base64 values of `data:` entries in a text holding `kind: Secret`",
+         r"(?m)(?:^|(?<=\\n))[ \t]++[A-Za-z0-9_.-]++:[ \t]++(?<value>" + NOT_REDACTED
+         + r"(?=[A-Za-z]{0,200}+[0-9+/=])[A-Za-z0-9+/]{8,}+={0,2})[ \t]*+(?:$|(?=\\[nr\"]))",
+         (named("apiVersion: v1\nkind: Secret\ndata:\n  password: {}\n", fake(B64, 20, 100) + "=="),),
+         ("kind: Deployment\nspec:\n  replicas: 3\n  image: nginx125",), needs=("kind: Secret",)),
+    Kind("kubeconfig-key", "the base64 after `client-key-data:` in a kubeconfig",
+         r"(?:(?<![\w-])|(?<=\\[nrt]))client-key-data:[ \t]*+(?<value>" + NOT_REDACTED + r"[A-Za-z0-9+/]{16,}+={0,2})",
+         (named("    client-key-data: {}", fake(B64, 120, 101)),), ("client-key-data: null",)),
+    Kind("url-credentials", "the `user:password` of `scheme://user:password@host` (postgres, mysql, mongodb+srv, "
+                            "redis, amqp, https…)",
+         r"(?:(?<![A-Za-z0-9+.\]-])|(?<=\\[nrt]))[A-Za-z][A-Za-z0-9+.-]{1,15}+://"
+         r"(?<value>" + NOT_REDACTED + r"[^\s/@:\"'\\<>\[\]]*+:[^\s/@\"'\\<>]++)@",
+         (named("postgres://{}@db.internal:5432/main", "app:" + fake(AN, 16, 102)),
+          named("mongodb+srv://{}@cluster0.mongodb.net/", "admin:" + fake(AN, 20, 103)),
+          named("redis://{}@cache:6379/0", ":" + fake(AN, 24, 104))),
+         ("postgres://user:${DB_PASSWORD}@localhost/db", "postgres://user:password@localhost/db")),
+    Kind("query-credential", "the value of `token=`, `api_key=`, `password=`, `sig=`… after `?`, `&` or `;` "
+                             "(URLs, JDBC and ADO.NET connection strings)",
+         r"(?i)[?&;](?:access_token|refresh_token|id_token|auth_token|token|api_key|apikey"
+         r"|api-key|key|secret|client_secret|password|passwd|pwd|sig|signature"
+         r"|x-amz-signature|x-amz-credential|x-amz-security-token)="
+         r"(?<value>" + NOT_REDACTED + r"[^&#\s\"'\\<>]++)",
+         (named("jdbc:sqlserver://db:1433;databaseName=app;user=sa;password={}", fake(AN, 14, 105)),
+          named("https://api.example.net/v1/items?api_key={}&page=2", fake(HEX, 32, 106))),
+         ("https://example.net/docs?page=2&lang=en",),
+         anchors=(("token", 16), ("key", 5), ("secret", 8), ("passw", 1), ("pwd", 1), ("sig", 7),
+                  ("credential", 7))),
+    Kind("netrc-password", "the `password` of a `.netrc` `machine … login … password …` entry",
+         r"(?:(?<![\w-])|(?<=\\[nrt]))(?:machine[ \t]++[^\s\\]++|default)(?:" + _WS + r"++(?:login|account)[ \t]++[^\s\\]++)*+" + _WS
+         + r"++password[ \t]++"
+         r"(?<value>" + _VALUE + r"[^\s\"'\\]++)",
+         (named("machine api.heroku.com\n  login me@example.net\n  password {}", fake(AN, 18, 107)),),
+         ("machine learning models need a password manager",), generic=True),
+    Kind("cli-password", "`--password x`, `--token=x`, `--api-key x`, `mysql -pXXXX`, `sshpass -p x`, "
+                         "`curl -u user:pass`",
+         (r"(?:(?<![\w-])|(?<=\\[nrt]))--(?:password|passwd|pass|token|api-key|apikey|secret|client-secret|auth-token|access-token)"
+         r"(?:=|[ \t]++)[\"']?+(?<value>" + _VALUE + r"(?!-)(?=[a-z]{0,200}+[^a-z\s\"'\\])[^\s\"'\\]{4,}+)",
+         r"(?:(?<![\w-])|(?<=\\[nrt]))sshpass[ \t]++-p[ \t]*+[\"']?+(?<value>" + _VALUE + r"[^\s\"'\\]{3,}+)",
+         r"(?:(?<![\w-])|(?<=\\[nrt]))curl(?:[ \t]++[^\s]++){0,12}?[ \t]++(?:-u|--user)[ \t]*+[\"']?+[^\s:\"'\\]++:"
+         r"(?<value>" + _VALUE + r"[^\s\"'\\@]{3,}+)",
+         r"(?:(?<![\w-])|(?<=\\[nrt]))mysql(?:dump|admin|sh)?+(?:[ \t]++[^\s]++){0,12}?[ \t]++-p[\"']?+"
+         r"(?<value>" + _VALUE + r"[^\s\"'\\]{3,}+)"),
+         (named("psql-migrate --password {} --host db", fake(AN, 14, 108)),
+          named("mysql -u root -p{} app", fake(AN, 12, 109)),
+          named("curl -u admin:{} https://ci.example.net", fake(AN, 16, 110))),
+         ("docker login --password-stdin", "mysql -u root -p app", "use --password to pass it", "mysql -pXXXX"),
+         generic=True),
+    Kind("npmrc-auth", "`_auth=`, `_authToken=`, `_password=` lines of an `.npmrc`",
+         r"(?:(?<![\w-])|(?<=\\[nrt]))_(?:auth|authToken|password)[ \t]*+=[ \t]*+[\"']?+(?<value>" + _VALUE + r"[^\s\"'\\]{6,}+)",
+         (named("//registry.npmjs.org/:_authToken={}", fake(HEX, 8, 111) + "-" + fake(HEX, 4, 112) + "-4"
+                + fake(HEX, 3, 113) + "-a" + fake(HEX, 3, 114) + "-" + fake(HEX, 12, 115)),),
+         ("//registry.npmjs.org/:_authToken=${NPM_TOKEN}",), generic=True),
+    Kind("auth-header", "the value of an `Authorization:` / `Proxy-Authorization:` header (after its scheme)",
+         r"(?i)(?:(?<![a-z0-9_\]-])|(?<=\\[nrt]))(?:proxy-)?authorization(?:\\*+[\"'])?+\s*+[:=]\s*+(?:\\*+[\"'])?+"
+         r"(?:(?:bearer|basic|token|digest|negotiate|apikey|sso-key|ssws)\s++(?<value>" + _VALUE
+         + r"[^\s\"'\\,;]{8,}+)|(?<value>" + _VALUE + r"(?!(?:bearer|basic|token|digest|negotiate)\b)"
+         r"(?=[^\s\"'\\,;0-9]{0,200}+[0-9])[^\s\"'\\,;]{12,}+))",
+         (named("Authorization: Basic {}", fake(B64, 28, 116) + "=="),
+          named('curl -H "Authorization: Bearer {}" https://api.example.net', fake(AN, 32, 117))),
+         ("# authorization: auth account", 'curl -H "Authorization: Bearer $API_TOKEN"'),
+         generic=True, anchors=(("authorization", len("proxy-")),)),
+    Kind("bearer-token", "a 20+ char token after `Bearer` (with a digit)",
+         r"(?:(?<![A-Za-z0-9_\]-])|(?<=\\[nrt]))Bearer\s++(?<value>" + NOT_REDACTED
+         + r"(?=[A-Za-z._~+/-]{0,200}+[0-9])[A-Za-z0-9._~+/-]{20,}+=*+)",
+         (named("token_type Bearer {}", fake(AN, 40, 118)),), ("Bearer tokens are sent in a header.",), generic=True),
+    Kind("credential", "a value with a letter and a digit after a name ending in a secret word: `*_KEY=`, "
+                       "`*_TOKEN:`, `*_SECRET`, `*_PASS`, `password`, `apiKey`, `credentials` (`.env`, "
+                       "JSON, YAML, `.pypirc`; covers keys with no prefix such as Mistral or Cohere)",
+         r"(?i)(?:password|passwd|pwd|secret|token|api[_-]?key|access[_-]?key|auth[_-]?key|private[_-]?key"
+         r"|secret[_-]?key|client[_-]?secret|[_-]key|[_-]pass|credentials?)(?:\\*+[\"'])?+\s*+[=:]\s*+(?:\\*+[\"'])?+"
+         r"(?<value>" + _VALUE + r"(?=[^\s\"'\\,;&<>(){}\[\]0-9]{0,200}+[0-9])"
+         r"(?=[^\s\"'\\,;&<>(){}\[\]a-z]{0,200}+[a-z])[^\s\"'\\,;&<>(){}\[\]]{6,}+)(?!\()",
+         (named("MISTRAL_API_KEY={}", fake(AN, 32, 119)), named('{"password": "{}"}', fake(URLSAFE, 14, 120)),
+          named("TWILIO_AUTH_TOKEN: {}", fake(HEX, 32, 121)), named("[pypi]\npassword = {}", fake(AN, 20, 122))),
+         ("api_key = os.environ['API_KEY']", "OPENAI_API_KEY=your_api_key_here", "max_tokens=4096",
+          "src/x.py:12: twilio-api-key: config/v2/twilio.yaml", "DB_PASSWORD=changeme1", "token: ****1234",
+          "token = Base.url_encode64(raw)"),
+         generic=True,
+         anchors=(("passw", 0), ("pwd", 0), ("secret", 7), ("token", 0), ("key", 8), ("pass", 1),
+                  ("credential", 0))),
+)

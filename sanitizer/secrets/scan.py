@@ -1,0 +1,229 @@
+"""Compiled patterns that find credentials, and one function that redacts them.
+
+Every secret becomes `[REDACTED:<kind>:<fp>]` (for example `[REDACTED:github-token:3f9a]`), where
+`<fp>` is the first 4 hex digits of the sha256 of the secret: stable across runs, so a reader can
+tell two keys apart without seeing either.  The marker holds no `"` and no `\\`, so a JSON string
+stays valid, and no pattern matches a marker, so redacting twice changes nothing.  Where a secret
+sits behind a name (`Authorization: Bearer …`, `?token=…`, `aws_secret_access_key=…`,
+`https://user:pass@host`), the name stays and only the value goes.
+
+The kinds (`KINDS`: name, shape, examples) live in `secret_providers` and `secret_named`.  False
+positives are held down by shape (provider prefixes plus lengths, a digit required in free-form
+values, word boundaries, values never spanning quotes, backslashes or whitespace) and by
+`_not_a_secret`: placeholders (`<your-token>`, `${VAR}`, `xxxx`, `****`, `EXAMPLE`, `changeme`…)
+and, for free-form values, file paths.  Plain hex hashes, git SHAs and UUIDs match no pattern.
+
+All patterns are possessive or bounded: the cost is linear in the text length.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+
+import regex
+
+from sanitizer.secrets.kinds import Example, Kind
+from sanitizer.secrets.named import KEY_BLOCKS, NAMED
+from sanitizer.secrets.providers import PROVIDERS
+
+__all__ = ["KINDS", "PATTERNS", "REDACTED_RE", "Example", "Kind", "SecretPattern", "redact", "redact_many",
+           "redaction"]
+
+KINDS: tuple[Kind, ...] = (*KEY_BLOCKS, *PROVIDERS, *NAMED)
+"""Every supported kind, in the order its pattern runs (key blocks, provider tokens, named values)."""
+
+REDACTED_RE = regex.compile(r"\[REDACTED:[a-z0-9-]++(?::[0-9a-f]{4})?\]")
+
+
+def fingerprint(value: str) -> str:
+    """The first 4 hex digits of the sha256 of `value` (UTF-8, lone surrogates kept)."""
+    return hashlib.sha256(value.encode("utf-8", "surrogatepass")).hexdigest()[:4]
+
+
+def redaction(kind: str, value: str) -> str:
+    """The marker that replaces the secret `value` of kind `kind`: `[REDACTED:<kind>:<fp>]`."""
+    return f"[REDACTED:{kind}:{fingerprint(value)}]"
+
+
+@dataclass(frozen=True, slots=True)
+class SecretPattern:
+    """`pattern` matches a secret; group `value` (when present) is the part replaced.
+
+    `anchors`: for a pattern that ignores case (slow to scan: `regex` tries it at every position),
+    (literal, reach) pairs; every match holds a `_FINDERS[literal]` match that starts at most
+    `reach` chars after its own start, so the pattern is tried only there (`_anchored`).
+    `needs`: the pattern runs only on a text holding one of these literals.  `generic`: a
+    free-form value, which is no secret when it is a file path.
+    """
+
+    kind: str
+    pattern: regex.Pattern[str]
+    folded: bool = False
+    anchors: tuple[tuple[str, int], ...] = ()
+    needs: tuple[str, ...] = ()
+    generic: bool = False
+
+
+# (literal, reach) for the case-ignoring patterns: every match holds one literal, at most `reach`
+# chars after the match start, followed by what `_FOLLOWS[literal]` matches (for the two name
+# alternations, the union over the names of both patterns, so one scan per literal serves both).
+# (A case-sensitive pattern needs none: `regex` finds its leading literal as fast as `str.find`.)
+_SEP = r"(?:\\*+[\"'])?+\s*+[=:]"
+_FOLLOWS = {"token": _SEP, "key": _SEP, "secret": _SEP, "passw": "(?:or)?d" + _SEP, "pass": _SEP, "pwd": _SEP,
+            "sig": "(?:nature)?=", "credential": "s?" + _SEP, "access": "_?key", "authorization": _SEP}
+# Run on `_ascii_lower(text)`, where case-sensitive lower-case literals find what `(?i)` finds in text.
+_FINDERS = {lit: regex.compile(regex.escape(lit) + then) for lit, then in _FOLLOWS.items()}
+# The only non-ASCII characters that `(?i)` matches to an ASCII letter (`İ` → i, `ſ` → s, Kelvin
+# sign → k), which `_ascii_lower` leaves as they are: a text holding one is scanned the plain way.
+_FOLD_TRAPS = ("\u0130", "\u017f", "\u212a")
+
+# A value holding one of these is a placeholder or a masked value, not a secret.
+_PLACEHOLDER = regex.compile(r"xxxx|XXXX|\*\*\*|\.\.\.|…|<[^>]*+>|\$\{|\{\{"
+                             r"|(?i:example|placeholder|change_?me|your[_-]|_here(?![a-z])|dummy|redacted"
+                             r"|replace[_-]?me|insert[_-]?(?:your|key|token))")
+# A free-form value that is one of these words (after a `user:`) or reads an environment variable.
+_PLACEHOLDER_WORD = regex.compile(r"(?i)(?:[^:]*+:)?+(?:password|passwd|pass|secret|token)"
+                                  r"|(?:process\.env|os\.environ|env)\.[A-Za-z_].*+")
+_PATH = regex.compile(r"(?:~|\.{1,2})?/?+(?:[\w.-]++/)++[\w.-]*?\.[A-Za-z][A-Za-z0-9]{0,7}(?::[0-9]++)*+"
+                      r"|(?:~|\.{1,2})/[\w./-]++")
+_NO_PLACEHOLDER_CHECK = frozenset({"private-key"})
+
+
+def _not_a_secret(sp: SecretPattern, value: str) -> bool:
+    """A match that only looks like a credential: a placeholder, a masked value or a path."""
+    if sp.kind in _NO_PLACEHOLDER_CHECK:
+        return False
+    if _PLACEHOLDER.search(value) or _PLACEHOLDER_WORD.fullmatch(value):
+        return True
+    return sp.generic and _PATH.fullmatch(value) is not None
+
+
+def _ascii_lower(text: str) -> str:
+    """`text` of the same length with A-Z lowered: what the finders scan.
+
+    On non-ASCII text, `bytes.lower` on UTF-16 is 5x as fast as `str.lower`.  It adds 0x20 to
+    every byte 0x41-0x5A.  A non-ASCII code unit it changes stays non-ASCII, never becomes
+    whitespace (no whitespace unit has a byte 0x61-0x7A) and keeps its surrogate half, and no
+    whitespace unit changes.  So an ASCII literal followed by `\\s` matches here exactly where
+    `(?i)` matches it in `text`, except at `_FOLD_TRAPS`.  Two lone surrogates that form a pair
+    would decode as one character: the caller checks the length.
+    """
+    if text.isascii():
+        return text.lower()
+    return text.encode("utf-16-le", "surrogatepass").lower().decode("utf-16-le", "surrogatepass")
+
+
+def _patterns(kind: Kind) -> Iterator[SecretPattern]:
+    for spec in (kind.spec,) if isinstance(kind.spec, str) else kind.spec:
+        folded = spec.startswith("(?i)")
+        assert not folded or kind.anchors, f"{kind.name}: a case-ignoring pattern needs anchors"
+        assert all(lit in _FOLLOWS for lit, _ in kind.anchors), f"{kind.name}: an anchor without a finder"
+        yield SecretPattern(kind.name, regex.compile(spec), folded, kind.anchors if folded else (), kind.needs,
+                            kind.generic)
+
+
+# One pattern per spec: a spec that starts with one literal is found as fast as `str.find`, an
+# alternation of literals is tried at every position, so a kind's alternatives are split.
+PATTERNS: tuple[SecretPattern, ...] = tuple(sp for k in KINDS for sp in _patterns(k))
+
+
+def _anchored(sp: SecretPattern, text: str, low: str, hits: dict[str, list[int]]) -> Iterator[regex.Match[str]]:
+    """The matches `sp.pattern.finditer(text)` gives, found by trying the pattern next to anchors.
+
+    `low` is `_ascii_lower(text)`, of the same length, so its positions are positions in `text`; a
+    finder (literal + what follows it, all lower case) matches in `low` where `(?i)` would in
+    `text`.  `hits` caches each literal's finder positions for this text.
+    """
+    for lit, _ in sp.anchors:
+        if lit not in hits:
+            hits[lit] = [m.start() for m in _FINDERS[lit].finditer(low)]
+    windows = sorted((i - reach, i) for lit, reach in sp.anchors for i in hits[lit])
+    pos = 0  # where the scan stands: the end of the last match, or the next untried start
+    for lo, hi in windows:
+        for s in range(max(lo, pos, 0), hi + 1):
+            m = sp.pattern.match(text, s)
+            if m is not None:
+                yield m
+                pos = m.end()
+                break
+        else:
+            pos = max(pos, hi + 1)
+
+
+def redact(text: str, *, fast: bool = True) -> tuple[str, list[str]]:
+    """The text with every secret replaced, and the list of removed secret values (in order).
+
+    The patterns apply one after the other, each to the previous one's output (a pattern with
+    `needs` only to a text holding one of them).  `fast=False` scans with every pattern everywhere
+    instead of next to anchors: the same result, slower (the reference for tests).
+    """
+    removed: list[str] = []
+    low: str | None = None
+    hits: dict[str, list[int]] = {}
+    for sp in PATTERNS:
+        use_low = False
+        if fast and sp.folded:
+            if low is None:
+                low = _ascii_lower(text)
+                if len(low) != len(text) or (not text.isascii() and any(t in text for t in _FOLD_TRAPS)):
+                    fast = False
+            use_low = fast
+        if sp.needs and not any(n in text for n in sp.needs):
+            continue
+        found = _anchored(sp, text, low, hits) if use_low else sp.pattern.finditer(text)  # type: ignore[arg-type]
+        pieces: list[str] = []
+        pos = 0
+        has_value = "value" in sp.pattern.groupindex
+        for m in found:
+            s, e = m.span("value") if has_value else (-1, -1)
+            if s < 0:  # no `value` group, or not in the branch that matched: the whole match
+                s, e = m.span()
+            value = text[s:e]
+            if _not_a_secret(sp, value):
+                continue
+            pieces += (text[pos:s], redaction(sp.kind, value))
+            removed.append(value)
+            pos = e
+        if pieces:
+            pieces.append(text[pos:])
+            text = "".join(pieces)
+            low = None  # the text changed
+            hits.clear()
+    return text, removed
+
+
+# Joins texts for one scan: no pattern matches across it (every value class stops at whitespace
+# or NUL, and no lookbehind takes the separator for more than a line break, so a text's edges
+# behave as at the start or end of text).
+_JOIN = "\n\x00\n"
+BATCH_CHARS = 4 * 1024 * 1024
+
+
+def redact_many(texts: Sequence[str]) -> list[tuple[str, list[str]]]:
+    """`[redact(t) for t in texts]`, scanning batches of texts joined together.
+
+    One scan per batch instead of one per text saves the per-call cost of every pattern on many
+    short texts.  The joined scan only tells which texts hold a secret; those are redacted again
+    one by one, so every result is exactly `redact(text)`.
+    """
+    out: list[tuple[str, list[str]]] = [(t, []) for t in texts]
+    start = 0
+    while start < len(texts):
+        end, size = start, 0
+        while end < len(texts) and (end == start or size + len(texts[end]) <= BATCH_CHARS):
+            size += len(texts[end]) + len(_JOIN)
+            end += 1
+        batch = texts[start:end]
+        joined = _JOIN.join(batch)
+        new, removed = redact(joined)
+        if removed:
+            pieces = new.split(_JOIN)
+            if len(pieces) != len(batch) or joined.count(_JOIN) != len(batch) - 1:
+                pieces = [None] * len(batch)  # a text holds the separator itself: one by one
+            for i, (text, piece) in enumerate(zip(batch, pieces, strict=True)):
+                if piece != text:
+                    out[start + i] = redact(text)
+        start = end
+    return out

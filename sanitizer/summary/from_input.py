@@ -1,0 +1,87 @@
+"""The deterministic fallback summary and the summarizer chain, for any supported input.
+
+`sanitizer.summary` works on normalized chat messages; this module reads any format into them
+(without injected meta records) and, for `summarize_with_fallback`, sanitizes the copy the LLM
+summarizers see with the default pack first.  Every summary built here is built from redacted
+messages (and a redacted previous summary) whenever redaction is on: a summary is a text that
+leaves the sanitizer like any other.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from sanitizer.model import View
+from sanitizer.pipeline import Sanitizer, read_conversations
+from sanitizer.secrets.contract import redact_text, redact_tree, rule_of
+from sanitizer.summary import Summary, SummaryResult, summarize_messages, summarize_with_fallback_messages
+from sanitizer.transcript import to_messages
+
+
+def _messages(views: list[View]) -> list[dict[str, Any]]:
+    out: list[dict[str, Any]] = []
+    for view in views:
+        out.extend(to_messages(view, skip_injected=True))
+    return out
+
+
+def _compact_summary(views: list[View]) -> str | None:
+    """The newest compaction summary already in the input (Claude Code `isCompactSummary`)."""
+    for view in reversed(views):
+        for msg in reversed(view.messages):
+            if msg.meta.get("compact_summary"):
+                text = "\n".join(p.text for p in view.parts_of(msg) if p.kind == "text")
+                if text.strip():
+                    return text
+    return None
+
+
+def _redacted(messages: list[dict[str, Any]], previous: str | None) -> tuple[list[dict[str, Any]], str | None]:
+    return redact_tree(messages), redact_text(previous) if previous else previous
+
+
+def fallback_summary(obj: Any, previous_summary: str | None = None, focus: str | None = None,
+                     reason: str | None = None, max_chars: int = 8000, format: str | None = None,
+                     redact: bool = True) -> Summary:
+    """The headed, deterministic summary of a conversation (no LLM; same input → same bytes).
+
+    A compaction summary already stored in the input is merged as the previous summary when
+    none is given.  With `redact` (the default), credentials in the messages and in the previous
+    summary become redaction markers first, as `redact-secrets` writes them.
+    """
+    views = read_conversations(obj, format)
+    previous = previous_summary if previous_summary is not None else _compact_summary(views)
+    messages = _messages(views)
+    if redact:
+        messages, previous = _redacted(messages, previous)
+    return summarize_messages(messages, previous_summary=previous, focus=focus, reason=reason,
+                              max_chars=max_chars)
+
+
+def summarize_with_fallback(obj: Any, summarizers: Sequence[Callable[[list[dict[str, Any]]], str]], *,
+                            sanitize_first: bool = True, abort_on_failure: bool = False,
+                            previous_summary: str | None = None, focus: str | None = None,
+                            max_chars: int = 8000, preset: str = "default", format: str | None = None) -> SummaryResult:
+    """Try each summarizer on the (sanitized) messages; fall back to `fallback_summary`.
+
+    Never mutates `obj`; never returns an empty or error-text summary.  With
+    `abort_on_failure=True`, raises `SummaryFailed` instead so the caller keeps the full history.
+    When `sanitize_first` and the preset redacts, the previous summary and the messages the
+    fallback reads are redacted too (the fallback reads the unsanitized messages, redacted).
+    """
+    full = read_conversations(obj, format)
+    redacting = False
+    if sanitize_first:
+        san = Sanitizer(preset, format=format, count_tokens=False)
+        redacting = rule_of(san.config) is not None
+        for_llm = [m for conv in san.sanitize(obj).conversations() for m in conv]
+    else:
+        for_llm = [m for view in full for m in to_messages(view)]
+    previous = previous_summary if previous_summary is not None else _compact_summary(full)
+    fallback_messages = _messages(full)
+    if redacting:
+        fallback_messages, previous = _redacted(fallback_messages, previous)
+    return summarize_with_fallback_messages(for_llm, summarizers, abort_on_failure=abort_on_failure,
+                                            previous_summary=previous, focus=focus, max_chars=max_chars,
+                                            fallback_messages=fallback_messages)
