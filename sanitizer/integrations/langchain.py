@@ -1,0 +1,169 @@
+"""LangChain / LangGraph: sanitize `langchain_core` message lists and the summarization middleware's input.
+
+`sanitize_messages(messages)` round-trips through OpenAI chat messages (what the sanitizer reads),
+and maps each sanitized message back onto a copy of its original: type, id, name, tool_call_id,
+additional_kwargs and response_metadata are kept; only content (and tool-call arguments, when a
+rule shortened them) change.  `SanitizingSummarizationMiddleware` is LangChain's own
+`SummarizationMiddleware` whose summarizer sees that sanitized copy, with the deterministic
+fallback summary when the summary call fails.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Sequence
+from typing import Any
+
+from langchain.agents.middleware import SummarizationMiddleware
+from langchain_core.messages import AIMessage, BaseMessage, ToolMessage, convert_to_openai_messages
+from langgraph.errors import GraphBubbleUp
+
+from sanitizer import Sanitizer, fallback_summary
+
+log = logging.getLogger(__name__)
+
+__all__ = ["SanitizingSummarizationMiddleware", "sanitize_messages"]
+
+
+def _sanitizer(sanitizer: Sanitizer | None, options: dict[str, Any]) -> Sanitizer:
+    if sanitizer is not None:
+        if options:
+            raise TypeError("pass either sanitizer= or sanitizer options, not both")
+        return sanitizer
+    options.setdefault("count_tokens", False)
+    return Sanitizer(**{**options, "format": "openai_chat"})
+
+
+def _content(original: Any, before: Any, after: Any) -> Any:
+    """The new content in LangChain's terms: unchanged blocks stay the original objects' copies."""
+    if isinstance(after, str) or not isinstance(original, list):
+        return after
+    if isinstance(before, list) and isinstance(after, list) and len(before) == len(after) == len(original):
+        return [orig if b == a else a for orig, b, a in zip(original, before, after, strict=True)]
+    return after  # OpenAI-style parts (`text`, `image_url`) are valid LangChain content blocks
+
+
+def _tool_calls(message: AIMessage, before: dict[str, Any], after: dict[str, Any]) -> list[dict[str, Any]]:
+    new_args: dict[str, str] = {}
+    for b, a in zip(before.get("tool_calls") or [], after.get("tool_calls") or [], strict=False):
+        if b != a and isinstance(a.get("function"), dict):
+            new_args[str(b.get("id"))] = a["function"].get("arguments", "")
+    calls = []
+    for call in message.tool_calls:
+        call = dict(call)
+        text = new_args.get(str(call.get("id")))
+        if text is not None:
+            try:
+                args = json.loads(text)
+            except ValueError:
+                args = None
+            if isinstance(args, dict):  # LangChain needs a dict; else keep the original arguments
+                call["args"] = args
+        calls.append(call)
+    return calls
+
+
+def _back(message: BaseMessage, before: dict[str, Any], after: dict[str, Any]) -> BaseMessage:
+    if before == after:
+        return message.model_copy(deep=True)
+    update: dict[str, Any] = {"content": _content(message.content, before.get("content"), after.get("content"))}
+    if isinstance(message, AIMessage) and message.tool_calls:
+        update["tool_calls"] = _tool_calls(message, before, after)
+    copy = message.model_copy(deep=True)
+    for key, value in update.items():
+        setattr(copy, key, value)
+    return copy
+
+
+def sanitize_messages(messages: Sequence[BaseMessage], *, sanitizer: Sanitizer | None = None,
+                      **options: Any) -> list[BaseMessage]:
+    """Sanitized copies of `messages`, same length, same types; the input is never mutated.
+
+    `options` go to `sanitizer.Sanitizer` (`preset`, `keep_recent`, `enable`, `disable` …); or
+    pass a ready `sanitizer=` for repeated calls.  A message the OpenAI conversion cannot map
+    one-to-one comes back as an unchanged copy; so does everything when the sanitizer cannot read
+    the list (it fails open and logs why).
+    """
+    messages = list(messages)
+    if not messages:
+        return []
+    chat: list[dict[str, Any]] = []
+    spans: list[tuple[int, int]] = []
+    for message in messages:
+        converted = convert_to_openai_messages(message)
+        part = converted if isinstance(converted, list) else [converted]
+        spans.append((len(chat), len(part)))
+        chat.extend(part)
+    runner = _sanitizer(sanitizer, dict(options))
+    try:
+        cleaned = runner.sanitize(chat, source="<langchain>").output
+    except Exception:
+        log.warning("sanitizer could not read these LangChain messages; returning unchanged copies",
+                    exc_info=True)
+        return [m.model_copy(deep=True) for m in messages]
+    if len(cleaned) != len(chat):
+        return [m.model_copy(deep=True) for m in messages]
+    out: list[BaseMessage] = []
+    for message, (start, size) in zip(messages, spans, strict=True):
+        if size == 1:
+            out.append(_back(message, chat[start], cleaned[start]))
+        else:
+            out.append(message.model_copy(deep=True))
+    return out
+
+
+def _pairs_ok(messages: Sequence[BaseMessage]) -> bool:
+    """Every ToolMessage answers a tool call of an earlier AIMessage."""
+    calls: set[str] = set()
+    for message in messages:
+        if isinstance(message, AIMessage):
+            calls.update(str(c.get("id")) for c in message.tool_calls)
+        elif isinstance(message, ToolMessage) and message.tool_call_id not in calls:
+            return False
+    return True
+
+
+class SanitizingSummarizationMiddleware(SummarizationMiddleware):
+    """LangChain's `SummarizationMiddleware` whose summarizer reads a sanitized copy.
+
+    Cut-off, kept tail and replacement stay LangChain's; this class overrides the seam where the
+    messages to summarize become the summarizer's input (`_trim_messages_for_summary`) and
+    catches a failed summary call (`_create_summary` / `_acreate_summary`), answering with
+    `sanitizer.fallback_summary` of those messages instead of failing the agent step.
+    `sanitize_options` go to `sanitizer.Sanitizer` (default `keep_recent=0`: everything handed to
+    the summarizer is old); `fallback=False` lets the model error propagate as before.
+    """
+
+    def __init__(self, model: Any, *, sanitize_options: dict[str, Any] | None = None,
+                 fallback: bool = True, **kwargs: Any) -> None:
+        super().__init__(model, **kwargs)
+        options = {"keep_recent": 0, **(sanitize_options or {})}
+        self.sanitizer = _sanitizer(None, options)
+        self.fallback = fallback
+
+    def _trim_messages_for_summary(self, messages: list[Any]) -> list[Any]:
+        cleaned = sanitize_messages(messages, sanitizer=self.sanitizer)
+        return super()._trim_messages_for_summary(cleaned if _pairs_ok(cleaned) else messages)
+
+    def _fallback(self, messages: list[Any], error: Exception) -> str:
+        # LangGraph interrupts travel as exceptions: never swallow them
+        if not self.fallback or isinstance(error, GraphBubbleUp):
+            raise error
+        log.warning("summary call failed (%s); using the deterministic fallback summary",
+                    type(error).__name__)
+        chat = convert_to_openai_messages(messages)
+        return fallback_summary(chat, reason=f"summary model failed: {type(error).__name__}").text
+
+    def _create_summary(self, messages_to_summarize: list[Any]) -> str:
+        try:
+            return super()._create_summary(messages_to_summarize)
+        except Exception as error:
+            return self._fallback(messages_to_summarize, error)
+
+    async def _acreate_summary(self, messages_to_summarize: list[Any]) -> str:
+        try:
+            return await super()._acreate_summary(messages_to_summarize)
+        except Exception as error:
+            return self._fallback(messages_to_summarize, error)
+
