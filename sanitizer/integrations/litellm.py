@@ -59,7 +59,7 @@ class SanitizerCallback(CustomLogger):
         return bool(self.tags and isinstance(tags, list) and self.tags.intersection(map(str, tags)))
 
     def sanitized(self, data: dict[str, Any], call_type: Any = None) -> dict[str, Any] | None:
-        """A copy of the request with sanitized `messages`, or None when it is not ours to change."""
+        """A copy of the request with sanitized `messages`, or None when it is not ours or nothing changed."""
         messages = data.get("messages")
         if not isinstance(messages, list) or not messages or not self.wants(data):
             return None
@@ -70,7 +70,7 @@ class SanitizerCallback(CustomLogger):
             log.warning("sanitizer could not read the messages of a %s call; sent unchanged",
                         data.get("model"), exc_info=True)
             return None
-        return {**data, "messages": cleaned}
+        return None if cleaned == messages else {**data, "messages": cleaned}
 
     async def async_pre_call_deployment_hook(self, kwargs: dict[str, Any], call_type: Any) -> dict | None:
         """SDK and Router: the returned kwargs are what LiteLLM sends."""
