@@ -19,8 +19,8 @@ import logging
 from dataclasses import dataclass, field
 from typing import Any
 
-from agents import HandoffInputData, ModelInputData
-from agents.run_config import CallModelData
+from agents import HandoffInputData
+from agents.run_config import CallModelData, ModelInputData
 
 from sanitizer import Sanitizer
 
