@@ -12,7 +12,7 @@ from hypothesis import HealthCheck, given
 from hypothesis import settings as hsettings
 from hypothesis import strategies as st
 
-from tests.conftest import CORPUS, ROOT, require_corpus
+from tests.conftest import CORPUS, EXAMPLE, ROOT, require_corpus
 
 pytest.importorskip("langchain_core", reason="the [langchain] extra is not installed: pip install 'sanitizer[langchain]'")
 pytest.importorskip("langchain.agents.middleware",
@@ -34,6 +34,7 @@ from langchain_core.messages import (  # noqa: E402
 )
 from langchain_core.outputs import ChatResult  # noqa: E402
 
+from sanitizer import Sanitizer  # noqa: E402
 from sanitizer.integrations.langchain import SanitizingSummarizationMiddleware, sanitize_messages  # noqa: E402
 
 PNG = "iVBORw0KGgo" + "A" * 4000
@@ -47,6 +48,12 @@ def corpus_conversations() -> list[tuple[str, list[dict[str, Any]]]]:
     episodes = json.loads((chat / "taubench__gpt-4o-airline.json").read_text())
     out += [(f"taubench-{i}", ep["traj"]) for i, ep in enumerate(episodes[:4])]
     return out
+
+
+def example_chat() -> list[dict[str, Any]]:
+    """The bundled Claude Code session as plain OpenAI chat messages (every rule off: a faithful rendering)."""
+    names = list(Sanitizer(count_tokens=False).sanitize_file(EXAMPLE).report.rules)
+    return Sanitizer(disable=names, count_tokens=False).sanitize_file(EXAMPLE).to_messages()
 
 
 def to_langchain(chat: list[dict[str, Any]], prefix: str = "m") -> list[BaseMessage]:
@@ -105,9 +112,9 @@ class FailingChatModel(BaseChatModel):
         raise ConnectionError("summary provider unreachable")
 
 
-@pytest.mark.parametrize("name", ["openhands", "taubench-0", "taubench-3"])
+@pytest.mark.parametrize("name", ["example", "openhands", "taubench-0", "taubench-3"])
 def test_corpus_conversation_comes_back_smaller_same_types_and_pairs(name: str) -> None:
-    chat = dict(corpus_conversations())[name]
+    chat = example_chat() if name == "example" else dict(corpus_conversations())[name]
     messages = to_langchain(chat)
     before = dump(messages)
     out = sanitize_messages(messages, keep_recent=0)
@@ -139,6 +146,25 @@ def test_images_and_content_blocks_become_labels_and_text_stays() -> None:
     assert PNG not in json.dumps(first.content)
     assert out[3].content == "Thanks, now fix the CSS."
     assert dump(out[:1]) == before[:1]
+
+
+def test_tool_use_blocks_and_tool_result_images_keep_their_pair() -> None:
+    messages = [HumanMessage("Take a screenshot.", id="h"),
+                AIMessage([{"type": "text", "text": "Taking it."},
+                           {"type": "tool_use", "id": "c1", "name": "shot", "input": {}}],
+                          tool_calls=[{"name": "shot", "args": {}, "id": "c1"}], id="a"),
+                ToolMessage([{"type": "text", "text": "saved shot.png"},
+                             {"type": "image", "base64": PNG, "mime_type": "image/png"}],
+                            tool_call_id="c1", id="t", artifact={"path": "shot.png"}),
+                HumanMessage("Describe it.", id="h2")]
+    before = dump(messages)
+    out = sanitize_messages(messages, keep_recent=0)
+    assert dump(messages) == before
+    assert dump(out[:2]) == before[:2], "an unchanged message must come back equal"
+    tool = out[2]
+    assert isinstance(tool, ToolMessage) and tool.tool_call_id == "c1" and tool.artifact == {"path": "shot.png"}
+    assert tool.content[0] == {"type": "text", "text": "saved shot.png"}
+    assert PNG not in json.dumps(tool.content) and pairs_valid(out)
 
 
 def test_tool_call_arguments_stay_a_dict() -> None:
