@@ -32,6 +32,9 @@ class Recorder(CustomLLM):
         self.sent: list[tuple[str, list[dict[str, Any]]]] = []
 
     async def acompletion(self, model: str, messages: list, *args: Any, **kwargs: Any) -> Any:
+        return self.completion(model, messages)
+
+    def completion(self, model: str, messages: list, *args: Any, **kwargs: Any) -> Any:
         self.sent.append((model, copy.deepcopy(messages)))
         return litellm.completion(model="gpt-4o", messages=[{"role": "user", "content": "x"}],
                                   mock_response="SUMMARY")
@@ -76,6 +79,29 @@ def test_summarizer_call_reaches_the_provider_sanitized_others_untouched(
     assert len(json.dumps(cleaned)) < len(json.dumps(before))
     assert [m["role"] for m in cleaned] == [m["role"] for m in before]
     assert pairs_valid(cleaned) and pairs_valid(before)
+
+
+def test_router_alias_selects_the_call_whatever_deployment_serves_it(
+        recorder: Recorder, monkeypatch: pytest.MonkeyPatch) -> None:
+    messages = conversation()
+    monkeypatch.setattr(litellm, "callbacks", [SanitizerCallback(models=["summarizer"], keep_recent=0)])
+    router = litellm.Router(model_list=[
+        {"model_name": "summarizer", "litellm_params": {"model": "recorder/small-model"}},
+        {"model_name": "agent", "litellm_params": {"model": "recorder/big-model"}}])
+    asyncio.run(router.acompletion(model="summarizer", messages=messages))
+    asyncio.run(router.acompletion(model="agent", messages=messages))
+    (small, cleaned), (big, untouched) = recorder.sent
+    assert (small, big) == ("small-model", "big-model")
+    assert len(json.dumps(cleaned)) < len(json.dumps(messages)) and untouched == messages
+
+
+def test_synchronous_completion_has_no_request_changing_hook(
+        recorder: Recorder, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The documented limit: LiteLLM runs `async_pre_call_deployment_hook` on `acompletion` only."""
+    messages = conversation()
+    monkeypatch.setattr(litellm, "callbacks", [SanitizerCallback(models=["summarizer"], keep_recent=0)])
+    litellm.completion(model="recorder/summarizer", messages=messages)
+    assert recorder.sent == [("summarizer", messages)]
 
 
 def test_tagged_calls_are_cleaned(recorder: Recorder, monkeypatch: pytest.MonkeyPatch) -> None:

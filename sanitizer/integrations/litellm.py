@@ -50,12 +50,16 @@ class SanitizerCallback(CustomLogger):
         self._anthropic = Sanitizer(**{**options, "format": "anthropic"})
 
     def wants(self, data: dict[str, Any]) -> bool:
-        """Whether this request is a summarizer call (by model name, alias suffix or tag)."""
-        model = data.get("model")
-        if isinstance(model, str) and (model in self.models or model.rsplit("/", 1)[-1] in self.models):
-            return True
-        metadata = data.get("metadata")
-        tags = metadata.get("tags") if isinstance(metadata, dict) else None
+        """Whether this request is a summarizer call: by model, `provider/model`, Router model group, or tag."""
+        metadata = {}
+        for key in ("litellm_metadata", "metadata"):  # the Router puts the alias the caller used here
+            if isinstance(data.get(key), dict):
+                metadata.update(data[key])
+        names = (data.get("model"), metadata.get("model_group"), metadata.get("original_model_group"))
+        for name in names:
+            if isinstance(name, str) and (name in self.models or name.rsplit("/", 1)[-1] in self.models):
+                return True
+        tags = metadata.get("tags")
         return bool(self.tags and isinstance(tags, list) and self.tags.intersection(map(str, tags)))
 
     def sanitized(self, data: dict[str, Any], call_type: Any = None) -> dict[str, Any] | None:
