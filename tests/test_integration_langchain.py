@@ -27,6 +27,7 @@ from langchain_core.messages import (  # noqa: E402
     AIMessage,
     BaseMessage,
     HumanMessage,
+    RemoveMessage,
     SystemMessage,
     ToolMessage,
     convert_to_messages,
@@ -165,6 +166,12 @@ def test_tool_use_blocks_and_tool_result_images_keep_their_pair() -> None:
     assert isinstance(tool, ToolMessage) and tool.tool_call_id == "c1" and tool.artifact == {"path": "shot.png"}
     assert tool.content[0] == {"type": "text", "text": "saved shot.png"}
     assert PNG not in json.dumps(tool.content) and pairs_valid(out)
+
+
+def test_a_list_it_cannot_convert_comes_back_as_copies() -> None:
+    messages = [HumanMessage("hello", id="h"), RemoveMessage(id="h")]
+    out = sanitize_messages(messages)
+    assert dump(out) == dump(messages) and all(a is not b for a, b in zip(messages, out, strict=True))
 
 
 def test_tool_call_arguments_stay_a_dict() -> None:

@@ -88,15 +88,15 @@ def sanitize_messages(messages: Sequence[BaseMessage], *, sanitizer: Sanitizer |
     messages = list(messages)
     if not messages:
         return []
+    runner = _sanitizer(sanitizer, dict(options))
     chat: list[dict[str, Any]] = []
     spans: list[tuple[int, int]] = []
-    for message in messages:
-        converted = convert_to_openai_messages(message)
-        part = converted if isinstance(converted, list) else [converted]
-        spans.append((len(chat), len(part)))
-        chat.extend(part)
-    runner = _sanitizer(sanitizer, dict(options))
     try:
+        for message in messages:
+            converted = convert_to_openai_messages(message)
+            part = converted if isinstance(converted, list) else [converted]
+            spans.append((len(chat), len(part)))
+            chat.extend(part)
         cleaned = runner.sanitize(chat, source="<langchain>").output
     except Exception:
         log.warning("sanitizer could not read these LangChain messages; returning unchanged copies",
