@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import copy
 import json
+import os
 import re
 from typing import Any
 
@@ -15,6 +16,8 @@ from hypothesis import strategies as st
 
 from tests.conftest import CORPUS, ROOT, require_corpus
 
+# The SDK exports traces to OpenAI when a key is set: these tests stay offline.
+os.environ.setdefault("OPENAI_AGENTS_DISABLE_TRACING", "1")
 pytest.importorskip("agents", reason="the [openai-agents] extra is not installed: pip install 'sanitizer[openai-agents]'")
 
 from agents import Agent, HandoffInputData, Model, ModelResponse, RunConfig, Runner, function_tool, handoff  # noqa: E402
@@ -28,6 +31,12 @@ from sanitizer.integrations.openai_agents import (  # noqa: E402
     sanitize_items,
     sanitize_model_input,
 )
+
+
+@pytest.fixture(autouse=True)
+def _offline(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+
 
 BUILD_LOG = "\n".join(f"[{i:04d}] compiling module_{i}.c ... ok" for i in range(2500))
 
@@ -168,6 +177,29 @@ def test_appended_items_never_change_earlier_ones(data: st.DataObject) -> None:
     shorter = flt.items(items[:k])
     longer = flt.items(items[:k + extra])
     assert dumps(longer[:k]) == dumps(shorter)
+
+
+@hsettings(max_examples=30, deadline=None)
+@given(st.data())
+def test_an_item_cleaned_once_is_never_cleaned_differently_later(data: st.DataObject) -> None:
+    items = codex_items()
+    k = data.draw(st.integers(min_value=1, max_value=len(items) - 1), label="earlier call")
+    m = data.draw(st.integers(min_value=k + 1, max_value=len(items)), label="later call")
+    flt = SanitizeFilter()
+    earlier = flt.items(items[:k])
+    # what the earlier call cleaned: everything before its latest user message
+    boundary = max((i for i, item in enumerate(items[:k]) if item.get("role") == "user"
+                    and item.get("type") == "message"), default=0)
+    later = flt.items(items[:m])
+    assert dumps(later[:boundary]) == dumps(earlier[:boundary])
+
+
+def test_user_messages_pass_verbatim() -> None:
+    items = codex_items()
+    out = SanitizeFilter().items(items)
+    for a, b in zip(items, out, strict=True):
+        if a.get("role") == "user":
+            assert a is b
 
 
 def test_unchanged_items_are_the_same_objects_and_changed_ones_new() -> None:

@@ -6,10 +6,11 @@ call, so its output must stay byte-stable for an unchanged prefix or prompt cach
   objects (the model always sees the current turn's tool outputs whole, and the SDK tracks its
   pending input by identity);
 - the items before that boundary are sanitized on their own (nothing after the boundary is read),
-  with no rule that looks ahead (`dedupe-tool-results` points at a *later* copy, so it is off),
-  so appending items to the current turn never changes an earlier output item.
-When a new user turn starts, the turn that just closed is sanitized once; earlier items can then
-change once more (the previous "latest ask" is no longer the latest).
+  with no rule that looks ahead (`dedupe-tool-results` points at a *later* copy, so it is off);
+- user messages are left verbatim (`user_verbatim=True`): the sanitizer keeps the latest ask
+  whole, so trimming a user message once it is no longer the latest would change an old item.
+So items added during a turn never change an earlier output item, and an item cleaned once is
+never cleaned differently later: each turn changes once, when the next user turn starts.
 """
 
 from __future__ import annotations
@@ -50,13 +51,15 @@ def _boundary(items: list[Any], keep_turns: int) -> int:
 class SanitizeFilter:
     """A `call_model_input_filter` (and the core of the handoff filter), modeled on `ToolOutputTrimmer`.
 
-    `keep_turns` user turns at the end are never changed; `options` go to `sanitizer.Sanitizer`.
+    `keep_turns` user turns at the end are never changed; `options` go to `sanitizer.Sanitizer`
+    (a `config` there replaces the user-verbatim layer).
     Unchanged items come back as the same objects; changed ones are new dicts; the caller's items
     are never mutated.  It fails open: input the sanitizer cannot read is returned as is.
     """
 
     keep_turns: int = 1
     options: dict[str, Any] = field(default_factory=dict)
+    user_verbatim: bool = True
     _sanitizer: Sanitizer | None = field(default=None, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -68,7 +71,9 @@ class SanitizeFilter:
         """The `Sanitizer`, built on first use (loading the pack costs once, not per call)."""
         if self._sanitizer is None:
             options = {"keep_recent": 0, "count_tokens": False, **self.options, "format": "responses"}
-            options["disable"] = tuple({*options.get("disable", ()), *_LOOK_AHEAD_RULES})
+            options["disable"] = tuple(sorted({*options.get("disable", ()), *_LOOK_AHEAD_RULES}))
+            if self.user_verbatim and "config" not in options:
+                options["config"] = _user_verbatim_layer(options.get("preset", "default"))
             self._sanitizer = Sanitizer(**options)
         return self._sanitizer
 
@@ -99,6 +104,13 @@ class SanitizeFilter:
         if isinstance(history, str):
             return data.clone()
         return data.clone(input_history=tuple(self.items(list(history))))
+
+
+def _user_verbatim_layer(preset: str) -> dict[str, Any]:
+    """A config layer over `preset` whose rules touch only assistant and tool parts."""
+    rules = Sanitizer(preset, count_tokens=False).config.rules
+    return {"extends": preset, "rule": [{"name": r.name, "roles": ["assistant", "tool"]}
+                                        for r in rules if not r.roles]}
 
 
 @functools.cache
