@@ -240,6 +240,16 @@ def test_failed_summary_call_falls_back_to_the_deterministic_summary(use_async: 
                   to_langchain(chat), use_async)
 
 
+def test_fallback_summary_carries_no_credential_the_copy_redacts() -> None:
+    key = "sk-ant-api03-" + "Zq9Xw8Vu7Ts6" * 7
+    chat = dict(corpus_conversations())["taubench-0"]
+    messages = to_langchain([*chat[:3], {"role": "user", "content": f"Deploy with the key {key} please."},
+                             {"role": "assistant", "content": "Deploying now."}, *chat[3:]])
+    middleware = SanitizingSummarizationMiddleware(FailingChatModel(), trigger=("messages", 8), keep=("messages", 4))
+    summary = run_agent(middleware, messages)[0].content
+    assert "Deploy with the key" in summary and key not in summary and "REDACTED" in summary
+
+
 def test_readme_snippet_runs() -> None:
     chat = dict(corpus_conversations())["taubench-0"]
     seen = PromptRecorder()

@@ -139,8 +139,13 @@ class SanitizingSummarizationMiddleware(SummarizationMiddleware):
                  fallback: bool = True, **kwargs: Any) -> None:
         super().__init__(model, **kwargs)
         options = {"keep_recent": 0, **(sanitize_options or {})}
-        self.sanitizer = _sanitizer(None, options)
+        self.sanitizer = _sanitizer(None, dict(options))
         self.fallback = fallback
+        # The fallback summary quotes the history verbatim: it reads a copy with only the
+        # credentials redacted, so it carries no secret that the summarizer's copy hides.
+        others = {r.name for r in self.sanitizer.config.rules if r.enabled} - {"redact-secrets"}
+        redacts = any(r.name == "redact-secrets" and r.enabled for r in self.sanitizer.config.rules)
+        self._redactor = _sanitizer(None, {**options, "disable": tuple(sorted(others))}) if redacts else None
 
     def _trim_messages_for_summary(self, messages: list[Any]) -> list[Any]:
         cleaned = sanitize_messages(messages, sanitizer=self.sanitizer)
@@ -152,6 +157,8 @@ class SanitizingSummarizationMiddleware(SummarizationMiddleware):
             raise error
         log.warning("summary call failed (%s); using the deterministic fallback summary",
                     type(error).__name__)
+        if self._redactor is not None:
+            messages = sanitize_messages(messages, sanitizer=self._redactor)
         chat = convert_to_openai_messages(messages)
         return fallback_summary(chat, reason=f"summary model failed: {type(error).__name__}").text
 
