@@ -250,6 +250,37 @@ def test_fallback_summary_carries_no_credential_the_copy_redacts() -> None:
     assert "Deploy with the key" in summary and key not in summary and "REDACTED" in summary
 
 
+def earlier_summary(marker: str) -> HumanMessage:
+    """The message LangChain's middleware leaves after a first summarization, long enough to be trimmed."""
+    body = "\n".join(f"- step {i}: edited src/mod_{i}.py and ran its tests" for i in range(150))
+    text = f"Here is a summary of the conversation to date:\n\n## Progress\n{body}\n{marker}\n{body}"
+    return HumanMessage(text, id="summary-1", additional_kwargs={"lc_source": "summarization"})
+
+
+def test_an_earlier_summary_reaches_the_summarizer_whole() -> None:
+    marker = "DECISION: keep the v2 schema, never migrate users table"
+    chat = dict(corpus_conversations())["taubench-3"]
+    messages = [earlier_summary(marker), *to_langchain(chat)]
+    assert len(messages[0].content) > 6000  # over the default pack's trim-text limit
+    seen = PromptRecorder()
+    middleware = SanitizingSummarizationMiddleware(FakeListChatModel(responses=["S2"], callbacks=[seen]),
+                                                   trigger=("messages", 8), keep=("messages", 4),
+                                                   trim_tokens_to_summarize=None)
+    run_agent(middleware, messages)
+    assert marker in seen.prompts[0] and messages[0].content[-200:] in seen.prompts[0]
+
+
+def test_fallback_merges_an_earlier_summary_instead_of_quoting_it_as_an_ask() -> None:
+    marker = "DECISION: keep the v2 schema, never migrate users table"
+    chat = dict(corpus_conversations())["taubench-0"]
+    middleware = SanitizingSummarizationMiddleware(FailingChatModel(), trigger=("messages", 8), keep=("messages", 4))
+    summary = run_agent(middleware, [earlier_summary(marker), *to_langchain(chat)])[0].content
+    active = summary.split("## Active Task", 1)[1].split("\n## ", 1)[0]
+    assert "## Progress" in summary and "src/mod_0.py" in summary, "the earlier summary's sections are merged"
+    assert summary.count("Here is a summary of the conversation to date") == 1
+    assert "Here is a summary of the conversation to date" not in active
+
+
 def test_readme_snippet_runs() -> None:
     chat = dict(corpus_conversations())["taubench-0"]
     seen = PromptRecorder()

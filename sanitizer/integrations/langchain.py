@@ -12,11 +12,18 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 from collections.abc import Sequence
 from typing import Any
 
 from langchain.agents.middleware import SummarizationMiddleware
-from langchain_core.messages import AIMessage, BaseMessage, ToolMessage, convert_to_openai_messages
+from langchain_core.messages import (
+    AIMessage,
+    BaseMessage,
+    HumanMessage,
+    ToolMessage,
+    convert_to_openai_messages,
+)
 from langgraph.errors import GraphBubbleUp
 
 from sanitizer import Sanitizer, fallback_summary
@@ -113,6 +120,14 @@ def sanitize_messages(messages: Sequence[BaseMessage], *, sanitizer: Sanitizer |
     return out
 
 
+_SUMMARY_PREFIX = re.compile(r"\AHere is a summary of the conversation to date:\n\n")
+
+
+def _is_summary(message: BaseMessage) -> bool:
+    """The message `SummarizationMiddleware` wrote in place of an earlier summarized history."""
+    return isinstance(message, HumanMessage) and message.additional_kwargs.get("lc_source") == "summarization"
+
+
 def _pairs_ok(messages: Sequence[BaseMessage]) -> bool:
     """Every ToolMessage answers a tool call of an earlier AIMessage."""
     calls: set[str] = set()
@@ -147,7 +162,14 @@ class SanitizingSummarizationMiddleware(SummarizationMiddleware):
         redacts = any(r.name == "redact-secrets" and r.enabled for r in self.sanitizer.config.rules)
         self._redactor = _sanitizer(None, {**options, "disable": tuple(sorted(others))}) if redacts else None
 
+    def _verbatim(self, messages: list[Any]) -> list[Any]:
+        """Copies with only credentials redacted (when the pack redacts), every other word kept."""
+        if self._redactor is None:
+            return [m.model_copy(deep=True) for m in messages]
+        return sanitize_messages(messages, sanitizer=self._redactor)
+
     def _trim_messages_for_summary(self, messages: list[Any]) -> list[Any]:
+        # An earlier summary comes first, so the pack's protected head keeps it whole.
         cleaned = sanitize_messages(messages, sanitizer=self.sanitizer)
         return super()._trim_messages_for_summary(cleaned if _pairs_ok(cleaned) else messages)
 
@@ -157,10 +179,12 @@ class SanitizingSummarizationMiddleware(SummarizationMiddleware):
             raise error
         log.warning("summary call failed (%s); using the deterministic fallback summary",
                     type(error).__name__)
-        if self._redactor is not None:
-            messages = sanitize_messages(messages, sanitizer=self._redactor)
-        chat = convert_to_openai_messages(messages)
-        return fallback_summary(chat, reason=f"summary model failed: {type(error).__name__}").text
+        messages = self._verbatim(messages)
+        earlier = [m for m in messages if _is_summary(m)]
+        previous = _SUMMARY_PREFIX.sub("", earlier[-1].text, count=1) if earlier else None
+        chat = convert_to_openai_messages([m for m in messages if not _is_summary(m)])
+        return fallback_summary(chat, previous_summary=previous,
+                                reason=f"summary model failed: {type(error).__name__}").text
 
     def _create_summary(self, messages_to_summarize: list[Any]) -> str:
         try:
