@@ -116,22 +116,46 @@ def test_tagged_calls_are_cleaned(recorder: Recorder, monkeypatch: pytest.Monkey
     assert other == messages
 
 
-def test_mock_response_completion_runs_through_the_hook(monkeypatch: pytest.MonkeyPatch) -> None:
-    callback = SanitizerCallback(models=["summarizer"], keep_recent=0)
-    seen: list[dict[str, Any]] = []
+def spy_on(callback: SanitizerCallback, monkeypatch: pytest.MonkeyPatch) -> list[tuple[Any, dict[str, Any]]]:
+    """Record each (call type, request) LiteLLM sends on after the callback's SDK hook ran."""
+    seen: list[tuple[Any, dict[str, Any]]] = []
     original = callback.async_pre_call_deployment_hook
 
     async def spy(kwargs: dict[str, Any], call_type: Any) -> dict | None:
         result = await original(kwargs, call_type)
-        seen.append(result or kwargs)
+        seen.append((call_type, result or kwargs))
         return result
 
     monkeypatch.setattr(callback, "async_pre_call_deployment_hook", spy)
     monkeypatch.setattr(litellm, "callbacks", [callback])
+    return seen
+
+
+def test_mock_response_completion_runs_through_the_hook(monkeypatch: pytest.MonkeyPatch) -> None:
+    seen = spy_on(SanitizerCallback(models=["summarizer"], keep_recent=0), monkeypatch)
     messages = conversation()
     reply = asyncio.run(litellm.acompletion(model="openai/summarizer", messages=messages, mock_response="ok"))
     assert reply.choices[0].message.content == "ok"
-    assert len(seen) == 1 and len(json.dumps(seen[0]["messages"])) < len(json.dumps(messages))
+    assert len(seen) == 1 and len(json.dumps(seen[0][1]["messages"])) < len(json.dumps(messages))
+
+
+def test_anthropic_messages_calls_are_read_as_anthropic(monkeypatch: pytest.MonkeyPatch) -> None:
+    seen = spy_on(SanitizerCallback(models=["summarizer"], keep_recent=0), monkeypatch)
+    big = "\n".join(f"line {i}: ok" for i in range(4000))
+    messages = [{"role": "user", "content": "run the tests"},
+                {"role": "assistant", "content": [{"type": "tool_use", "id": "t1", "name": "bash",
+                                                   "input": {"command": "pytest"}}]},
+                {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t1", "content": big}]},
+                {"role": "user", "content": "summarize"}]
+    before = copy.deepcopy(messages)
+    reply = asyncio.run(litellm.anthropic.messages.acreate(model="anthropic/summarizer", messages=messages,
+                                                            max_tokens=100, mock_response="ok"))
+    assert reply["content"][0]["text"] == "ok" and messages == before
+    (call_type, sent), = seen
+    assert getattr(call_type, "value", call_type) == "anthropic_messages"
+    result = sent["messages"][2]["content"][0]
+    assert result["type"] == "tool_result" and result["tool_use_id"] == "t1"
+    assert len(json.dumps(result)) < len(big)
 
 
 def test_proxy_hook_returns_the_cleaned_body_and_leaves_other_models() -> None:
@@ -143,21 +167,6 @@ def test_proxy_hook_returns_the_cleaned_body_and_leaves_other_models() -> None:
     assert len(json.dumps(out["messages"])) < len(json.dumps(messages))
     other = {"model": "gpt-4o", "messages": messages}
     assert asyncio.run(callback.async_pre_call_hook(UserAPIKeyAuth(), DualCache(), other, "completion")) is other
-
-
-def test_anthropic_messages_calls_are_read_as_anthropic() -> None:
-    callback = SanitizerCallback(models=["summarizer"], keep_recent=0)
-    big = "\n".join(f"line {i}: ok" for i in range(4000))
-    messages = [{"role": "user", "content": "run the tests"},
-                {"role": "assistant", "content": [{"type": "tool_use", "id": "t1", "name": "bash",
-                                                   "input": {"command": "pytest"}}]},
-                {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t1", "content": big}]},
-                {"role": "user", "content": "summarize"}]
-    out = callback.sanitized({"model": "summarizer", "messages": messages}, "anthropic_messages")
-    assert out is not None
-    result = out["messages"][2]["content"][0]
-    assert result["type"] == "tool_result" and result["tool_use_id"] == "t1"
-    assert len(json.dumps(result)) < len(big)
 
 
 def test_unreadable_messages_are_sent_unchanged() -> None:
