@@ -10,6 +10,7 @@ fallback summary when the summary call fails.
 
 from __future__ import annotations
 
+import functools
 import json
 import logging
 import re
@@ -38,8 +39,16 @@ def _sanitizer(sanitizer: Sanitizer | None, options: dict[str, Any]) -> Sanitize
         if options:
             raise TypeError("pass either sanitizer= or sanitizer options, not both")
         return sanitizer
+    if not options:
+        return _default_sanitizer()
     options.setdefault("count_tokens", False)
     return Sanitizer(**{**options, "format": "openai_chat"})
+
+
+@functools.cache
+def _default_sanitizer() -> Sanitizer:
+    """The default pack, loaded once for `sanitize_messages(messages)` called without options."""
+    return Sanitizer(format="openai_chat", count_tokens=False)
 
 
 def _content(original: Any, before: Any, after: Any) -> Any:
