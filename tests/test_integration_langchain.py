@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import asyncio
+import importlib
 import json
 import re
+import sys
 from typing import Any
 
 import pytest
@@ -292,3 +294,10 @@ def test_readme_snippet_runs() -> None:
     assert len(get_buffer_string(namespace["smaller"])) < len(get_buffer_string(namespace["messages"]))
     final = namespace["agent"].invoke({"messages": to_langchain(chat)})["messages"]
     assert "README SUMMARY" in final[0].content and seen.prompts
+
+
+def test_without_the_extra_the_import_error_names_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(sys.modules, "langchain.agents.middleware", None)  # what an environment without the package looks like
+    monkeypatch.delitem(sys.modules, "sanitizer.integrations.langchain")
+    with pytest.raises(ImportError, match=r"pip install 'sanitizer\[langchain\]'"):
+        importlib.import_module("sanitizer.integrations.langchain")

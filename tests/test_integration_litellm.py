@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import asyncio
 import copy
+import importlib
 import json
 import os
 import re
+import sys
 from typing import Any
 
 import pytest
@@ -193,3 +195,10 @@ def test_readme_snippet_runs(recorder: Recorder) -> None:
     messages = episode["traj"]  # long enough for the default pack's protected tail of 10 messages
     asyncio.run(litellm.acompletion(model="recorder/summarizer", messages=messages))
     assert len(json.dumps(recorder.sent[0][1])) < len(json.dumps(messages))
+
+
+def test_without_the_extra_the_import_error_names_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(sys.modules, "litellm.integrations.custom_logger", None)  # what an environment without the package looks like
+    monkeypatch.delitem(sys.modules, "sanitizer.integrations.litellm")
+    with pytest.raises(ImportError, match=r"pip install 'sanitizer\[litellm\]'"):
+        importlib.import_module("sanitizer.integrations.litellm")

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import asyncio
 import copy
+import importlib
 import json
 import os
 import re
+import sys
 from typing import Any
 
 import pytest
@@ -264,3 +266,10 @@ def test_readme_snippet_runs() -> None:
     exec(compile(snippet.group(1), "README.md", "exec"), namespace)
     assert namespace["result"].final_output == "Nothing yet." and len(model.inputs) == 1
     assert namespace["agent"].handoffs[0].agent_name == "specialist"
+
+
+def test_without_the_extra_the_import_error_names_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(sys.modules, "agents", None)  # what an environment without the package looks like
+    monkeypatch.delitem(sys.modules, "sanitizer.integrations.openai_agents")
+    with pytest.raises(ImportError, match=r"pip install 'sanitizer\[openai-agents\]'"):
+        importlib.import_module("sanitizer.integrations.openai_agents")

@@ -17,15 +17,18 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from langchain.agents.middleware import SummarizationMiddleware
-from langchain_core.messages import (
-    AIMessage,
-    BaseMessage,
-    HumanMessage,
-    ToolMessage,
-    convert_to_openai_messages,
-)
-from langgraph.errors import GraphBubbleUp
+try:
+    from langchain.agents.middleware import SummarizationMiddleware
+    from langchain_core.messages import (
+        AIMessage,
+        BaseMessage,
+        HumanMessage,
+        ToolMessage,
+        convert_to_openai_messages,
+    )
+    from langgraph.errors import GraphBubbleUp
+except ImportError as error:  # pragma: no cover - exercised without the extra
+    raise ImportError(f"{error}: this module needs the [langchain] extra: pip install 'sanitizer[langchain]'") from error
 
 from sanitizer import Sanitizer, fallback_summary
 

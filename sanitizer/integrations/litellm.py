@@ -18,7 +18,10 @@ import logging
 from collections.abc import Iterable
 from typing import Any
 
-from litellm.integrations.custom_logger import CustomLogger
+try:
+    from litellm.integrations.custom_logger import CustomLogger
+except ImportError as error:  # pragma: no cover - exercised without the extra
+    raise ImportError(f"{error}: this module needs the [litellm] extra: pip install 'sanitizer[litellm]'") from error
 
 from sanitizer import Sanitizer
 

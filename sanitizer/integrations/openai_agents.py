@@ -20,8 +20,11 @@ import logging
 from dataclasses import dataclass, field
 from typing import Any
 
-from agents import HandoffInputData
-from agents.run_config import CallModelData, ModelInputData
+try:
+    from agents import HandoffInputData
+    from agents.run_config import CallModelData, ModelInputData
+except ImportError as error:  # pragma: no cover - exercised without the extra
+    raise ImportError(f"{error}: this module needs the [openai-agents] extra: pip install 'sanitizer[openai-agents]'") from error
 
 from sanitizer import Sanitizer
 
