@@ -27,7 +27,7 @@ from agents.run_config import CallModelData, ModelInputData  # noqa: E402
 from agents.usage import Usage  # noqa: E402
 from openai.types.responses import ResponseFunctionToolCall, ResponseOutputMessage, ResponseOutputText  # noqa: E402
 
-from sanitizer.integrations.openai_agents import (  # noqa: E402
+from sanitizer.integrations.openai_agents import (
     SanitizeFilter,
     sanitize_handoff,
     sanitize_items,
