@@ -82,9 +82,8 @@ def records(engine: str, source: str, fn: SanitizeColumn, num_proc: int, *,
         logging.getLogger("ray.data").setLevel(logging.WARNING)  # its per-run INFO lines
     started = not ray.is_initialized()
     if started:
-        # RAY_ADDRESS (a cluster) is honoured by ray.init itself; locally the read task needs a
-        # CPU beside the N actors.
-        local = {} if os.environ.get("RAY_ADDRESS") else {"num_cpus": num_proc + 1, "include_dashboard": False}
+        # RAY_ADDRESS (a cluster) is honoured by ray.init itself; locally, a CPU per actor.
+        local = {} if os.environ.get("RAY_ADDRESS") else {"num_cpus": num_proc, "include_dashboard": False}
         ray.init(log_to_driver=False, logging_level="WARNING", **local)
     try:
         yield from ray_data.sanitize_file(source, fn, concurrency=num_proc)

@@ -64,9 +64,12 @@ def _block(lines: list[bytes], first: int) -> pa.Table:
 
 
 def read_lines(paths: str | Path | list[str]) -> ray.data.Dataset:
-    """A Ray dataset of the lines of JSONL files: `line` (bytes, exactly as in the file) and `number`."""
-    return ray.data.read_datasource(LinesDatasource([str(p) for p in paths] if isinstance(paths, list)
-                                                    else str(paths)))
+    """A Ray dataset of the lines of JSONL files: `line` (bytes, exactly as in the file) and `number`.
+
+    Reading asks for no CPU: it only moves bytes, and the actors that sanitize hold the CPUs (with
+    a CPU per read task, N actors on N CPUs would leave none for reading and wait forever)."""
+    files = [str(p) for p in paths] if isinstance(paths, list) else str(paths)
+    return ray.data.read_datasource(LinesDatasource(files), num_cpus=0)
 
 
 class SanitizeBatches:
@@ -85,7 +88,10 @@ class SanitizeBatches:
 
 
 def sanitize(ds: ray.data.Dataset, fn: SanitizeColumn, concurrency: int = 1) -> ray.data.Dataset:
-    """`ds.map_batches` with `fn` on `concurrency` actors, in input order."""
+    """`ds.map_batches` with `fn` on `concurrency` actors (a CPU each), in input order.
+
+    The read before it needs CPUs of its own (Ray's readers ask for one per task, except
+    `read_lines`): leave them free, or the actors wait for input forever."""
     ray.data.DataContext.get_current().execution_options.preserve_order = True
     return ds.map_batches(SanitizeBatches, fn_constructor_args=(fn,), batch_format="pyarrow",
                           batch_size=BATCH_ROWS, compute=ray.data.ActorPoolStrategy(size=concurrency),

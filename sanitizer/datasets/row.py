@@ -115,7 +115,8 @@ class SanitizeColumn:
                 return self._line(cell, number)
             return self._object(cell, number)
         except Exception as exc:  # noqa: BLE001 - a failing row is reported and written through, never dropped
-            where = f"{self.source}:{number}" if number is not None else self.source
+            where = self.source if number is None else (
+                f"{self.source}:{number}" if isinstance(cell, bytes | str) else f"{self.source}[{number}]")
             reason = f"{where}: row failed, written through unchanged: {type(exc).__name__}: {exc}"
             return cell, (None, None, 0, [], reason)
 
