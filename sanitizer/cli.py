@@ -130,8 +130,9 @@ def main(files: tuple[str, ...], output: Path | None, preset: str, config_file: 
         if engine:
             from .datasets import engine as engines
 
-            sys.exit(engines.run(files, output, opts, engine=engine, num_proc=num_proc, quiet=quiet,
-                                 report_kind=report_kind, report_file=report_file, terminal=_stderr_is_terminal()))
+            sys.exit(engines.run(files, output, opts, engine=engine, num_proc=num_proc, jobs=jobs, strict=strict,
+                                 quiet=quiet, report_kind=report_kind, report_file=report_file,
+                                 terminal=_stderr_is_terminal()))
         code = cli_run.run(files, output, opts, jobs=jobs, strict=strict, quiet=quiet, report_kind=report_kind,
                            report_file=report_file, terminal=_stderr_is_terminal())
     except USAGE_ERRORS as exc:

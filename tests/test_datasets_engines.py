@@ -6,7 +6,9 @@ Caches and Ray's session files go to temporary folders, never the user's home.
 
 from __future__ import annotations
 
+import copy
 import importlib.util
+import io
 import json
 import os
 import pickle
@@ -17,6 +19,8 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from hypothesis import given
+from hypothesis import strategies as st
 
 # Before `datasets` is imported anywhere: its caches go to a temporary folder, and it never calls the Hub.
 _HF_HOME = tempfile.mkdtemp(prefix="sanitizer-hf-")
@@ -25,6 +29,7 @@ os.environ.setdefault("HF_DATASETS_CACHE", os.path.join(_HF_HOME, "datasets"))
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 from conftest import CORPUS, ROOT, require_corpus  # noqa: E402
+from strategies import FORMATS, conversations, property_settings  # noqa: E402
 
 from sanitizer import Sanitizer  # noqa: E402
 from sanitizer.cli import main  # noqa: E402
@@ -136,6 +141,34 @@ def test_object_cells_are_the_librarys_copy_and_a_failing_cell_is_kept():
     assert out["sanitizer_error"][0] is None
     assert out["sanitizer_error"][1].startswith("train[1]: row failed, written through unchanged: InputError")
     assert out["sanitizer_tokens_before"] == [None, None]
+
+
+LINE_FN = SanitizeColumn("line", tokens=False)
+OBJECT_FN = SanitizeColumn("conv", tokens=False)
+LIBRARY = Sanitizer(count_tokens=False, threads=1)
+
+
+@property_settings(30)
+@given(conversations("dataset"))
+def test_every_line_comes_out_as_the_stream_writes_it_and_none_is_lost(case):
+    text = "".join(json.dumps(e, ensure_ascii=False) + "\n" for e in case.value)
+    lines = text.encode().split(b"\n")[:-1]
+    out = LINE_FN({"line": lines}, indices=range(len(lines)))
+    expected: list[bytes] = []
+    sanitize_jsonl(LIBRARY, io.BytesIO(text.encode()), expected.append)
+    assert b"".join(line + b"\n" for line in out["line"]) == b"".join(expected)
+    assert out["sanitizer_error"] == [None] * len(lines)
+    assert LINE_FN({"line": out["line"]})["line"] == out["line"]  # a second pass changes nothing
+
+
+@property_settings(30)
+@given(st.sampled_from(FORMATS).flatmap(conversations))
+def test_an_object_cell_becomes_the_librarys_copy_and_the_cell_is_untouched(case):
+    before = copy.deepcopy(case.value)
+    out = OBJECT_FN({"conv": [case.value]})
+    assert case.value == before
+    assert out["conv"][0] == LIBRARY.sanitize(before).output
+    assert out["sanitizer_error"] == [None]
 
 
 def test_the_callable_pickles_its_options_only():
@@ -265,3 +298,5 @@ def test_engine_refuses_what_it_cannot_keep_byte_identical(tmp_path):
     assert code == 2 and "needs a dataset JSONL" in err
     _, err, code = cli_bytes(str(path), "--engine", "ray", "--budget", "100")
     assert code == 2 and "makes the sanitized copy only" in err
+    _, err, code = cli_bytes(str(path), "--engine", "datasets", "--jobs", "2")
+    assert code == 2 and "use --num-proc N" in err

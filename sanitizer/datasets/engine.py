@@ -41,10 +41,13 @@ def line_callable(opts: RunOptions, source: str) -> SanitizeColumn:
                           tokens=opts.count_tokens, repair_pairs=opts.repair_pairs, source=source)
 
 
-def check_usage(files: tuple[str, ...], opts: RunOptions, engine: str) -> str:
+def check_usage(files: tuple[str, ...], opts: RunOptions, engine: str, *, jobs: int = 1, strict: bool = False) -> str:
     """The one input file, or a usage error saying why the engine cannot run on these options."""
     if len(files) != 1 or files[0] == "-":
         raise click.UsageError(f"--engine {engine} takes one dataset JSONL file (not stdin)")
+    if jobs > 1 or strict:
+        raise click.UsageError(f"--engine {engine} runs without --jobs and --strict: use --num-proc N for "
+                               "processes, and the exit code (1 when a row failed) instead of --strict")
     if opts.mode != "copy" or opts.budget is not None or opts.to != "same":
         raise click.UsageError(f"--engine {engine} makes the sanitized copy only: drop --budget, --to, "
                                "--summary and --check")
@@ -93,9 +96,10 @@ def records(engine: str, source: str, fn: SanitizeColumn, num_proc: int, *,
 
 
 def run(files: tuple[str, ...], output: Path | None, opts: RunOptions, *, engine: str, num_proc: int,
-        quiet: bool, report_kind: str | None, report_file: Path | None, terminal: bool) -> int:
+        quiet: bool, report_kind: str | None, report_file: Path | None, terminal: bool, jobs: int = 1,
+        strict: bool = False) -> int:
     """Run the dataset through the engine; print problems and the summary on stderr; the exit code."""
-    source = check_usage(files, opts, engine)
+    source = check_usage(files, opts, engine, jobs=jobs, strict=strict)
     with open(source, "rb") as fh:
         fh.seek(max(0, os.path.getsize(source) - 1))
         trailing = fh.read(1) == b"\n"
