@@ -9,8 +9,9 @@ clock, start-up included), on the same generated file.  Start-up (imports, the r
 encoding, starting Ray) is measured apart on a one-record file and printed; `work s` is the wall
 time less that start-up.  Speed-up is 1 process's work time over 2 processes'.
 
-Peak memory: the process tree of each run is sampled every 0.2 s and each process's high-water
-mark (`VmHWM` in /proc) kept; `driver` is the command's own process, `worker` the largest process
+Peak memory: the process tree of each run is sampled every 0.2 s; for each process its peak RSS
+(`VmHWM` in /proc: shared pages included, such as Ray's object store and memory-mapped Arrow
+files) and the largest private RSS seen (`RssAnon`) are kept; `driver` is the command's own process, `worker` the largest process
 that sanitizes (the `--jobs` pool, the `datasets` map workers, the Ray actors; Ray's own daemons
 are left out and their largest is printed apart).  Every output is checked against the plain
 CLI's: same bytes, same record count, same ids in the same order.  Standard library only
@@ -54,35 +55,37 @@ def _children() -> dict[int, list[int]]:
     return tree
 
 
-def _hwm(pid: int) -> tuple[int, str] | None:
+def _memory(pid: int) -> tuple[int, int, str] | None:
+    """(peak RSS MB, private RSS MB now, command line) of a process."""
     try:
         status = Path(f"/proc/{pid}/status").read_text()
         cmd = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
     except OSError:
         return None
-    for line in status.splitlines():
-        if line.startswith("VmHWM:"):
-            return int(line.split()[1]) // 1024, cmd
-    return None
+    fields = dict(line.split(":", 1) for line in status.splitlines() if ":" in line)
+    if "VmHWM" not in fields:
+        return None
+    return int(fields["VmHWM"].split()[0]) // 1024, int(fields.get("RssAnon", "0 kB").split()[0]) // 1024, cmd
 
 
-def sample(root: int, peaks: dict[int, tuple[int, str]], stop: threading.Event) -> None:
-    """Keep each descendant's memory high-water mark (MB) and command line until `stop`."""
+def sample(root: int, peaks: dict[int, tuple[int, int, str]], stop: threading.Event) -> None:
+    """Keep each descendant's peak RSS, its largest private RSS seen (MB) and command line until `stop`."""
     while not stop.is_set():
         tree, todo = _children(), [root]
         while todo:
             pid = todo.pop()
             todo.extend(tree.get(pid, ()))
-            found = _hwm(pid)
+            found = _memory(pid)
             if found is not None:
-                peaks[pid] = (max(found[0], peaks.get(pid, (0, ""))[0]), found[1] or peaks.get(pid, (0, ""))[1])
+                old = peaks.get(pid, (0, 0, ""))
+                peaks[pid] = (max(found[0], old[0]), max(found[1], old[1]), found[2] or old[2])
         stop.wait(0.2)
 
 
 def run(src: Path, out: Path, args: list[str]) -> dict[str, object]:
     """One timed run of the CLI on `src` with `args`; wall seconds and peak memory (MB)."""
     cmd = [sys.executable, "-m", "sanitizer", str(src), "-o", str(out), "-q", *args]
-    peaks: dict[int, tuple[int, str]] = {}
+    peaks: dict[int, tuple[int, int, str]] = {}
     stop = threading.Event()
     started = time.perf_counter()
     proc = subprocess.Popen(cmd, cwd=ROOT, stderr=subprocess.PIPE)
@@ -94,11 +97,34 @@ def run(src: Path, out: Path, args: list[str]) -> dict[str, object]:
     watcher.join()
     if proc.returncode not in (0, 1):
         raise SystemExit(f"{' '.join(cmd)} failed ({proc.returncode}): {err.decode()[-2000:]}")
-    driver = peaks.pop(proc.pid, (0, ""))[0]
-    daemons = [mb for mb, c in peaks.values() if any(d in c for d in RAY_DAEMONS)]
-    workers = [mb for mb, c in peaks.values() if not any(d in c for d in RAY_DAEMONS)]
-    return {"seconds": seconds, "driver_mb": driver, "worker_mb": max(workers, default=0),
+    driver = peaks.pop(proc.pid, (0, 0, ""))
+    daemons = [hwm for hwm, _, c in peaks.values() if any(d in c for d in RAY_DAEMONS)]
+    workers = [(hwm, anon) for hwm, anon, c in peaks.values() if not any(d in c for d in RAY_DAEMONS)]
+    return {"seconds": seconds, "driver_mb": f"{driver[0]} / {driver[1]}",
+            "worker_mb": f"{max(w[0] for w in workers)} / {max(w[1] for w in workers)}" if workers else "",
             "daemon_mb": max(daemons, default=0)}
+
+
+def _spin(n: int) -> int:
+    total = 0
+    for i in range(n):
+        total += i * i % 7
+    return total
+
+
+def cpu_ceiling(n: int = 30_000_000) -> float:
+    """The machine's own 2-process speed-up now: the same CPU work in 1 process, then split over 2."""
+    from concurrent.futures import ProcessPoolExecutor
+
+    with ProcessPoolExecutor(2) as pool:
+        pool.submit(int).result()
+        started = time.perf_counter()
+        pool.submit(_spin, n).result()
+        one = time.perf_counter() - started
+        started = time.perf_counter()
+        list(pool.map(_spin, [n // 2, n // 2]))
+        two = time.perf_counter() - started
+    return one / two
 
 
 def ids(data: bytes) -> list[object]:
@@ -128,8 +154,9 @@ def main() -> None:
         size = src.stat().st_size
         print(f"dataset JSONL: {size / MB:.1f} MB, {sum(1 for _ in src.open('rb')):,} records; "
               f"{os.cpu_count()} cores; tokens {'off' if opts.no_tokens else 'on'}", flush=True)
+        ceiling = cpu_ceiling()
         reference = folder / "reference.jsonl"
-        rows = [("cli", 1, run(src, reference, extra), run(tiny, folder / "tiny.out", extra)["seconds"], True)]
+        rows = [("cli", 1, run(src, reference, extra), run(tiny, folder / "tiny.out", extra)["seconds"], "yes")]
         expected = reference.read_bytes()
         assert ids(expected) == ids(src.read_bytes()), "the plain CLI lost or reordered records"
         for engine in engines:
@@ -138,10 +165,15 @@ def main() -> None:
                 start = run(tiny, folder / "tiny.out", args)["seconds"]
                 out = folder / f"{engine}-{n}.jsonl"
                 figures = run(src, out, args)
-                rows.append((engine, n, figures, start, out.read_bytes() == expected))
+                data = out.read_bytes()
+                same = "yes" if data == expected else (
+                    "NO: order" if sorted(data.split(b"\n")) == sorted(expected.split(b"\n")) else "NO: bytes")
+                rows.append((engine, n, figures, start, same))
                 out.unlink()
                 print(f"  {engine} ×{n}: {figures['seconds']:.1f} s", file=sys.stderr, flush=True)
-        print("| run | procs | wall s | start-up s | work s | MB/s | speed-up | driver MB | worker MB | "
+        print(f"plain CPU work, 2 processes vs 1, before the runs: {ceiling:.2f}×")
+        print("| run | procs | wall s | start-up s | work s | MB/s | speed-up | driver MB peak / private | "
+              "largest worker MB peak / private | "
               "Ray daemons MB | same bytes, count, ids |")
         print("|---|---|---|---|---|---|---|---|---|---|---|")
         one: dict[str, float] = {}
@@ -152,7 +184,8 @@ def main() -> None:
             speed = f"{one[engine] / work:.2f}×" if n == 2 and engine in one else ""
             print(f"| {engine} | {n} | {f['seconds']:.1f} | {start:.1f} | {work:.1f} | {size / MB / work:.1f} | "
                   f"{speed} | {f['driver_mb']} | {f['worker_mb'] or ''} | {f['daemon_mb'] or ''} | "
-                  f"{'yes' if same else 'NO'} |")
+                  f"{same} |")
+        print(f"plain CPU work, 2 processes vs 1, after the runs: {cpu_ceiling():.2f}×")
 
 
 if __name__ == "__main__":

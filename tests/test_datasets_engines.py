@@ -269,6 +269,16 @@ def test_ray_engine_writes_the_clis_bytes(ray_local, generated, failing):
     assert ray_local.is_initialized()  # the CLI leaves a Ray it did not start running
 
 
+def test_ray_keeps_the_order_of_many_blocks_over_two_actors(ray_local, generated):
+    from sanitizer.datasets.ray_data import sanitize_file
+
+    plain, _, _ = cli_bytes(str(generated), "--no-tokens")
+    fn = SanitizeColumn("line", index_column="number", tokens=False, source=str(generated))
+    rows = list(sanitize_file(generated, fn, concurrency=2, block_bytes=16 * 1024))
+    assert b"\n".join(data for data, _ in rows) == plain
+    assert len(rows) == len(generated.read_bytes().split(b"\n"))
+
+
 def test_ray_engine_on_corpus_trajectories_matches_the_cli(ray_local, tmp_path):
     path = corpus_lines(tmp_path)
     plain, _, _ = cli_bytes(str(path), "--no-tokens", "-q")

@@ -36,13 +36,14 @@ BATCH_ROWS = 64
 class LinesDatasource(FileBasedDatasource):
     """Each physical line of the files, as bytes without its `\\n` (`line`), with its number from 1."""
 
-    def __init__(self, paths: str | list[str], **kwargs: Any) -> None:
+    def __init__(self, paths: str | list[str], block_bytes: int = BLOCK_BYTES, **kwargs: Any) -> None:
         super().__init__(paths, **kwargs)
+        self.block_bytes = block_bytes
 
     def _read_stream(self, f: pa.NativeFile, path: str) -> Iterator[pa.Table]:
         number, rest = 1, b""
         while True:
-            chunk = f.read(BLOCK_BYTES)
+            chunk = f.read(self.block_bytes)
             data = rest + chunk
             if not chunk:
                 if data:
@@ -63,13 +64,13 @@ def _block(lines: list[bytes], first: int) -> pa.Table:
                      "number": pa.array(range(first, first + len(lines)), pa.int64())})
 
 
-def read_lines(paths: str | Path | list[str]) -> ray.data.Dataset:
+def read_lines(paths: str | Path | list[str], block_bytes: int = BLOCK_BYTES) -> ray.data.Dataset:
     """A Ray dataset of the lines of JSONL files: `line` (bytes, exactly as in the file) and `number`.
 
     Reading asks for no CPU: it only moves bytes, and the actors that sanitize hold the CPUs (with
     a CPU per read task, N actors on N CPUs would leave none for reading and wait forever)."""
     files = [str(p) for p in paths] if isinstance(paths, list) else str(paths)
-    return ray.data.read_datasource(LinesDatasource(files), num_cpus=0)
+    return ray.data.read_datasource(LinesDatasource(files, block_bytes), num_cpus=0)
 
 
 class SanitizeBatches:
@@ -92,16 +93,18 @@ def sanitize(ds: ray.data.Dataset, fn: SanitizeColumn, concurrency: int = 1) -> 
 
     The read before it needs CPUs of its own (Ray's readers ask for one per task, except
     `read_lines`): leave them free, or the actors wait for input forever."""
-    ray.data.DataContext.get_current().execution_options.preserve_order = True
-    return ds.map_batches(SanitizeBatches, fn_constructor_args=(fn,), batch_format="pyarrow",
+    ds.context.execution_options.preserve_order = True  # a dataset keeps the context it was made in
+    done = ds.map_batches(SanitizeBatches, fn_constructor_args=(fn,), batch_format="pyarrow",
                           batch_size=BATCH_ROWS, compute=ray.data.ActorPoolStrategy(size=concurrency),
                           zero_copy_batch=True)
+    done.context.execution_options.preserve_order = True
+    return done
 
 
-def sanitize_file(path: str | Path, fn: SanitizeColumn, *,
-                  concurrency: int = 1) -> Iterator[tuple[bytes, dict[str, Any]]]:
+def sanitize_file(path: str | Path, fn: SanitizeColumn, *, concurrency: int = 1,
+                  block_bytes: int = BLOCK_BYTES) -> Iterator[tuple[bytes, dict[str, Any]]]:
     """Sanitize a dataset JSONL with `fn` (its column `line`, index `number`): each line's output
     bytes (without `\\n`) and report columns, in input order."""
-    ds = sanitize(read_lines(path), fn, concurrency)
+    ds = sanitize(read_lines(path, block_bytes), fn, concurrency)
     for table in ds.iter_batches(batch_format="pyarrow", batch_size=None, prefetch_batches=1):
         yield from rows_of(table.drop_columns(["number"]).to_pydict(), fn)
