@@ -301,6 +301,24 @@ def test_ray_json_in_parquet_out_keeps_every_row(ray_local, tmp_path):
     assert back["sanitizer_error"].isna().all() and back["sanitizer_cuts"].sum() > 0
 
 
+def test_ray_parquet_message_structs_in_and_out_keep_every_row(ray_local, tmp_path):
+    import pyarrow.json
+    import pyarrow.parquet
+
+    from sanitizer.datasets.ray_data import sanitize
+
+    path = tmp_path / "d.jsonl"
+    gen.dataset(path, 200_000)
+    (tmp_path / "in").mkdir()
+    pyarrow.parquet.write_table(pyarrow.json.read_json(path), tmp_path / "in" / "part.parquet")
+    done = sanitize(ray_local.data.read_parquet(str(tmp_path / "in")), SanitizeColumn("messages", tokens=False),
+                    concurrency=1)
+    done.write_parquet(str(tmp_path / "out"))
+    back = ray_local.data.read_parquet(str(tmp_path / "out")).to_pandas()
+    assert list(back["id"]) == ids_of(path.read_bytes().rstrip(b"\n"))
+    assert back["sanitizer_error"].isna().all() and back["sanitizer_cuts"].sum() > 0
+
+
 def test_engine_refuses_what_it_cannot_keep_byte_identical(tmp_path):
     path = tmp_path / "one.json"
     path.write_text(json.dumps([{"role": "user", "content": "hi"}]))
