@@ -29,8 +29,8 @@ from .row import SanitizeColumn, rows_of
 
 # A read block holds about this many bytes of lines (so that several actors share one file).
 BLOCK_BYTES = 4 * 1024 * 1024
-# Rows per batch handed to an actor (trajectories are 20-300 KB each): 16 kept an actor at about
-# 220 MB private memory on the bench, 64 at about 310 MB.
+# Rows per batch handed to an actor (trajectories are 20-300 KB each, so a batch is a few MB).  On
+# the 100 MB bench an actor's private memory peaked near 310 MB with 16 rows as with 64.
 BATCH_ROWS = 16
 
 
