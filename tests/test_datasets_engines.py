@@ -176,7 +176,10 @@ def test_the_callable_pickles_its_options_only():
     before = pickle.dumps(fn)
     fn({"messages": [[{"role": "user", "content": "hi"}]]})  # builds this process's Sanitizer
     assert pickle.dumps(fn) == before
-    assert "_san" not in repr(pickle.loads(before).__dict__)
+    state = pickle.loads(before).__dict__
+    assert set(state) == {"column", "output_column", "report_prefix", "index_column", "source", "repair_pairs",
+                          "options", "_key"}
+    assert state["options"]["keep_recent"] == 4
 
 
 def test_fingerprint_is_the_same_across_constructions_uses_and_processes(hf):
@@ -210,10 +213,14 @@ def test_datasets_engine_writes_the_clis_bytes(hf, generated, failing):
     assert code == 0 and out == plain and ids_of(out) == ids_of(generated.read_bytes())
     assert f"{generated}:5: not valid JSON" in err and "records via datasets ×2" in err
     path, expected = failing
-    out, err, code = cli_bytes(str(path), "--engine", "datasets", "--num-proc", "2")
+    report = path.with_name("report.json")
+    out, err, code = cli_bytes(str(path), "--engine", "datasets", "--num-proc", "2", "--report-file", str(report))
     assert out == expected and ids_of(out) == ids_of(path.read_bytes())
     lines = len(path.read_bytes().split(b"\n"))
     assert code == 1 and f"{path}:{lines}: row failed, written through unchanged: TypeError" in err
+    totals = json.loads(report.read_text())
+    assert (totals["records"], totals["failed"], totals["engine"]) == (lines, 1, "datasets")
+    assert totals["errors"][0].startswith(f"{path}:{lines}: row failed")
 
 
 def test_datasets_engine_on_corpus_trajectories_matches_the_cli(hf, tmp_path):
