@@ -71,7 +71,11 @@ def read_lines(paths: str | Path | list[str], block_bytes: int = BLOCK_BYTES) ->
     Reading asks for no CPU: it only moves bytes, and the actors that sanitize hold the CPUs (with
     a CPU per read task, N actors on N CPUs would leave none for reading and wait forever)."""
     files = [str(p) for p in paths] if isinstance(paths, list) else str(paths)
-    return ray.data.read_datasource(LinesDatasource(files, block_bytes), num_cpus=0)
+    ds = ray.data.read_datasource(LinesDatasource(files, block_bytes), num_cpus=0)
+    # Ray merges a read task's blocks up to this size (128 MB by default) before handing them on:
+    # a 100 MB file would reach one actor as one block, and the reader would hold it all.
+    ds.context.target_max_block_size = 2 * block_bytes
+    return ds
 
 
 class SanitizeBatches:
