@@ -6,12 +6,14 @@ Caches and Ray's session files go to temporary folders, never the user's home.
 
 from __future__ import annotations
 
+import atexit
 import copy
 import importlib.util
 import io
 import json
 import os
 import pickle
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -24,6 +26,7 @@ from hypothesis import strategies as st
 
 # Before `datasets` is imported anywhere: its caches go to a temporary folder, and it never calls the Hub.
 _HF_HOME = tempfile.mkdtemp(prefix="sanitizer-hf-")
+atexit.register(shutil.rmtree, _HF_HOME, ignore_errors=True)
 os.environ.setdefault("HF_HOME", _HF_HOME)
 os.environ.setdefault("HF_DATASETS_CACHE", os.path.join(_HF_HOME, "datasets"))
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
@@ -65,6 +68,7 @@ def ray_local():
     ray.data.DataContext.get_current().enable_progress_bars = False
     yield ray
     ray.shutdown()
+    shutil.rmtree(temp, ignore_errors=True)
 
 
 @pytest.fixture(scope="module")
