@@ -76,6 +76,10 @@ def _stderr_is_terminal() -> bool:
 @click.option("--encoding", default=DEFAULT_ENCODING, show_default=True, help="tiktoken encoding for counts.")
 @click.option("--no-tokens", is_flag=True, help="Skip exact token counting in the report (faster).")
 @click.option("--jobs", type=click.IntRange(min=1), default=1, show_default=True, help="Files processed in parallel.")
+@click.option("--engine", type=click.Choice(["datasets", "ray"]),
+              help="Run a dataset JSONL through Hugging Face datasets or Ray Data (same bytes per record).")
+@click.option("--num-proc", type=click.IntRange(min=1), default=1, show_default=True,
+              help="Processes (datasets) or actors (ray) for --engine.")
 @click.option("--strict", is_flag=True, help="Stop with exit 1 on the first input problem; exit 3 when --budget is not met.")
 @click.option("--quiet", "-q", is_flag=True, help="No report, no progress (problems are still printed).")
 @click.option("--report", "report_kind", type=click.Choice(["table", "json", "none"]),
@@ -95,7 +99,8 @@ def main(files: tuple[str, ...], output: Path | None, preset: str, config_file: 
          disable: tuple[str, ...], fmt: str | None, to: str, budget: int | None, keep_recent: int | None,
          encoding: str, no_tokens: bool, jobs: int, strict: bool, quiet: bool, report_kind: str | None,
          report_file: Path | None, summary: bool, check: bool, repair_pairs: str, session: str | None,
-         list_rules: bool, explain: str | None, show_config: bool, detect: bool = False) -> None:
+         list_rules: bool, explain: str | None, show_config: bool, detect: bool = False,
+         engine: str | None = None, num_proc: int = 1) -> None:
     """Sanitize LLM-agent conversation FILEs (`-` for stdin) before they are summarized."""
     import gc
 
@@ -126,6 +131,12 @@ def main(files: tuple[str, ...], output: Path | None, preset: str, config_file: 
 
             sys.exit(cli_detect.show(files))
         check_preset(preset)
+        if engine:
+            from sanitizer.datasets import engine as engines
+
+            sys.exit(engines.run(files, output, opts, engine=engine, num_proc=num_proc, jobs=jobs, strict=strict,
+                                 quiet=quiet, report_kind=report_kind, report_file=report_file,
+                                 terminal=_stderr_is_terminal()))
         from sanitizer.run import procs
 
         with procs.stop_on_signals("sanitize: "):
