@@ -132,7 +132,7 @@ def main(files: tuple[str, ...], output: Path | None, preset: str, config_file: 
             sys.exit(cli_detect.show(files))
         check_preset(preset)
         if engine:
-            from sanitizer.datasets import engine as engines
+            from sanitizer.cli import engines
 
             sys.exit(engines.run(files, output, opts, engine=engine, num_proc=num_proc, jobs=jobs, strict=strict,
                                  quiet=quiet, report_kind=report_kind, report_file=report_file,

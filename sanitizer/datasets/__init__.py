@@ -2,7 +2,7 @@
 
 `SanitizeColumn` is the picklable, deterministic callable both engines call (`row`); `hf` and
 `ray_data` read dataset JSONL lines byte for byte and run it (`pip install 'sanitizer[datasets]'`
-or `'sanitizer[ray]'`); `engine` is `sanitize FILE --engine datasets|ray --num-proc N`.
+or `'sanitizer[ray]'`); `sanitize FILE --engine datasets|ray --num-proc N` (in `sanitizer.cli.engines`) runs it from the command line.
 Importing this package needs neither engine.
 """
 
