@@ -48,9 +48,10 @@ def label(path: Path) -> str:
 
 
 def digest(data: bytes | str) -> str:
-    """A short fingerprint of an output, with the clone's folder written as `<work>`."""
+    """A short fingerprint of an output, with the corpus and the clone written as `<corpus>`, `<repo>`."""
     raw = data.encode("utf-8", "surrogatepass") if isinstance(data, str) else data
-    return hashlib.sha256(raw.replace(str(ROOT.parent).encode(), b"<work>")).hexdigest()[:16]
+    raw = raw.replace(str(CORPUS).encode(), b"<corpus>").replace(str(ROOT).encode(), b"<repo>")
+    return hashlib.sha256(raw).hexdigest()[:16]
 
 
 def stable(obj: Any) -> Any:
@@ -60,13 +61,13 @@ def stable(obj: Any) -> Any:
     if isinstance(obj, list):
         return [stable(v) for v in obj]
     if isinstance(obj, str):
-        return obj.replace(str(ROOT.parent), "<work>")
+        return obj.replace(str(CORPUS), "<corpus>").replace(str(ROOT), "<repo>")
     return obj
 
 
 def run_cli(args: list[str]) -> tuple[int, bytes, str]:
     """`sanitize ARGS` in this process: exit code, stdout bytes, stderr text."""
-    from sanitizer.cli.command import main
+    from sanitizer.cli import main  # the same name in every layout
 
     out, err = io.BytesIO(), io.StringIO()
     text_out = io.TextIOWrapper(out, encoding="utf-8", errors="surrogateescape", write_through=True)
