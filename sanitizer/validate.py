@@ -30,7 +30,10 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Any
 
-from sanitizer.model import Part, View, get_at
+from sanitizer import formats
+from sanitizer.document import loader
+from sanitizer.formats.base import BLOCKS, CHAT, ITEMS, RECORD_BLOCKS, item_of
+from sanitizer.model import Document, Part, View, get_at
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,12 +85,6 @@ def pair_findings(view: View) -> list[Finding]:
     return out
 
 
-def _dialect(view: View) -> str:
-    from sanitizer.budget.document import dialect
-
-    return dialect(view)
-
-
 def order_findings(view: View) -> list[Finding]:
     """Results placed before their call; in chat, tool messages away from their assistant batch."""
     out: list[Finding] = []
@@ -101,7 +98,7 @@ def order_findings(view: View) -> list[Finding]:
             reported.add(p.call_id)
             out.append(_finding(view, p, "result-before-call", f"tool result for {p.call_id} comes before its call",
                                 p.call_id))
-    if _dialect(view) != "chat":
+    if view.adapter.dialect(view) != CHAT:
         return out
     msgs = view.messages
     for m in msgs:
@@ -121,15 +118,15 @@ def order_findings(view: View) -> list[Finding]:
 
 
 def role_findings(view: View) -> list[Finding]:
-    kind = _dialect(view)
-    if kind not in ("anthropic", "claude_code"):
+    kind = view.adapter.dialect(view)
+    if kind not in (BLOCKS, RECORD_BLOCKS):
         return []
     msgs = [m for m in view.messages if m.role != "system"]
     out: list[Finding] = []
     if msgs and msgs[0].role != "user":
         out.append(_at(view, msgs[0].records[0], "first-not-user", f"the first message is {msgs[0].role}, not user",
-                       severity="error" if kind == "anthropic" else "warning"))
-    if kind == "anthropic":
+                       severity="error" if kind == BLOCKS else "warning"))
+    if kind == BLOCKS:
         for x, y in zip(msgs, msgs[1:], strict=False):
             if x.role == y.role:
                 out.append(_at(view, y.records[0], "role-alternation", f"two {y.role} messages in a row",
@@ -166,12 +163,10 @@ def thinking_findings(view: View, reference: View) -> list[Finding]:
 
 def _message_dicts(view: View) -> list[tuple[int, Any]]:
     """(record, message dict) of every message of the view, including ones without parts."""
-    from sanitizer.budget.document import is_nested, item_of, message_node
-
     out: list[tuple[int, Any]] = []
-    if not is_nested(view):
+    if not view.adapter.nested(view):
         for m in view.messages:
-            node = message_node(view, m)
+            node = view.adapter.message_node(view, m)
             if node is None:
                 continue
             # Claude Code splits one API message over records: each holds its own `message`.
@@ -186,7 +181,7 @@ def _message_dicts(view: View) -> list[tuple[int, Any]]:
 
 
 def content_findings(view: View) -> list[Finding]:
-    kind = _dialect(view)
+    kind = view.adapter.dialect(view)
     out: list[Finding] = []
     for p in view.parts:
         if p.text == "" and p.kind in ("text", "tool_result") and p.block is not None:
@@ -203,12 +198,12 @@ def content_findings(view: View) -> list[Finding]:
                 continue
             key = p.path[-1]
             missing = isinstance(holder, dict) and key not in holder
-            if isinstance(holder, dict) and (holder.get(key, 0) is None or missing and kind in ("chat", "responses", "codex")):
+            if isinstance(holder, dict) and (holder.get(key, 0) is None or missing and kind in (CHAT, ITEMS)):
                 out.append(_finding(view, p, "tool-result-null", f"tool result for {p.call_id} has no content",
                                     p.call_id or ""))
-    severity = "error" if kind in ("anthropic", "claude_code") else "warning"
+    severity = "error" if kind in (BLOCKS, RECORD_BLOCKS) else "warning"
     for record, m in _message_dicts(view):
-        if isinstance(m, dict) and m.get("content") == [] and not (kind == "chat" and m.get("tool_calls")):
+        if isinstance(m, dict) and m.get("content") == [] and not (kind == CHAT and m.get("tool_calls")):
             out.append(_at(view, record, "empty-content", f"{m.get('role', 'a')} message with an empty content list",
                            severity=severity))
     return out
@@ -230,10 +225,6 @@ def validate_views(views: list[View], reference: list[View] | None = None) -> li
 
 def views_of(obj: Any, format: str | None = None) -> list[View]:
     """Fresh views of a Result, a Document, or an in-memory conversation (never mutated)."""
-    from sanitizer import formats
-    from sanitizer.document import loader
-    from sanitizer.model import Document
-
     if hasattr(obj, "doc") and hasattr(obj, "adapter"):
         return list(obj.adapter.views(obj.doc))
     doc = obj if isinstance(obj, Document) else loader.from_object(obj)

@@ -15,16 +15,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from sanitizer.budget.document import (
-    dialect,
-    is_nested,
-    item_of,
-    message_node,
-    splice,
-    stub_block,
-    stub_result_node,
-)
-from sanitizer.formats.base import _sort_key
+from sanitizer.budget.document import splice
+from sanitizer.formats.base import BLOCKS, CHAT, ITEMS, OTHER, RECORD_BLOCKS, item_of, path_sort_key
 from sanitizer.model import Document, Part, View, get_at
 
 MODES = ("report", "strip", "stub")
@@ -57,7 +49,7 @@ def repair_doc(doc: Document, views: list[View], mode: str) -> list[str]:
     inserts: dict[int, list[Any]] = {}
     edits: list[tuple[int, tuple, str, Any]] = []  # (record, path, op, value): op del | ins
     for view in views:
-        if dialect(view) == "other":
+        if view.adapter.dialect(view) == OTHER:
             unanswered, orphan_results = orphans(view)
             if unanswered or orphan_results:
                 notes.append(f"repair {mode}: not available for format {view.adapter.name}; "
@@ -65,7 +57,7 @@ def repair_doc(doc: Document, views: list[View], mode: str) -> list[str]:
             continue
         _plan(view, mode, notes, drop_records, inserts, edits)
     # In-record edits from the last path to the first, so list indices stay valid.
-    for record, path, op, value in sorted(edits, key=lambda e: (e[0], _sort_key(e[1]), e[2] == "ins"), reverse=True):
+    for record, path, op, value in sorted(edits, key=lambda e: (e[0], path_sort_key(e[1]), e[2] == "ins"), reverse=True):
         parent = get_at(doc.records[record], path[:-1])
         if op == "del":
             del parent[path[-1]]
@@ -106,7 +98,7 @@ def _plan(view: View, mode: str, notes: list[str], drop_records: set[int], inser
 
 def _remove_msg(view: View, index: int, drop_records: set[int], edits: list) -> None:
     msg = view.messages[index]
-    if is_nested(view):
+    if view.adapter.nested(view):
         found = item_of(view, msg)
         if found is not None:
             edits.append((found[0], found[1] + (found[2],), "del", None))
@@ -117,16 +109,16 @@ def _remove_msg(view: View, index: int, drop_records: set[int], edits: list) -> 
 def _remove_parts(view: View, index: int, parts: list[Part], drop_records: set[int], edits: list,
                   stubbed: set[tuple[int, tuple]]) -> None:
     msg = view.messages[index]
-    kind = dialect(view)
-    if kind in ("responses", "codex"):
+    kind = view.adapter.dialect(view)
+    if kind == ITEMS:
         _remove_msg(view, index, drop_records, edits)  # each call / output is its own item
         return
-    if kind == "chat":
+    if kind == CHAT:
         results = [p for p in parts if p.role == "tool"]
         if results:  # a tool message is one result
             _remove_msg(view, index, drop_records, edits)
             return
-        node = message_node(view, msg)
+        node = view.adapter.message_node(view, msg)
         raw = get_at(view.doc.records[node[0]], node[1]) if node else None
         calls = raw.get("tool_calls") if isinstance(raw, dict) else None
         has_text = any(p.kind == "text" and p.text for p in view.parts_of(msg))
@@ -154,7 +146,7 @@ def _remove_parts(view: View, index: int, parts: list[Part], drop_records: set[i
     for (record, content_path), idxs in blocks.items():
         content = get_at(view.doc.records[record], content_path)
         if isinstance(content, list) and len(idxs) >= len(content) and (record, content_path) not in stubbed:
-            if kind == "claude_code":
+            if kind == RECORD_BLOCKS:
                 drop_records.add(record)
             else:
                 edits.append((record, content_path, "set", [{"type": "text", "text": REMOVED_TEXT}]))
@@ -164,49 +156,38 @@ def _remove_parts(view: View, index: int, parts: list[Part], drop_records: set[i
 
 
 def _stub(view: View, call: Part, inserts: dict[int, list[Any]], edits: list) -> None:
-    kind = dialect(view)
+    adapter = view.adapter
+    kind = adapter.dialect(view)
     msg = view.messages[call.message]
     doc = view.doc
-    call_rec = doc.records[call.record]
-    if kind == "anthropic":
+    if kind == BLOCKS:
         nxt = view.messages[call.message + 1] if call.message + 1 < len(view.messages) else None
-        node = message_node(view, nxt) if nxt is not None and nxt.role == "user" else None
+        node = adapter.message_node(view, nxt) if nxt is not None and nxt.role == "user" else None
         if node is not None:
             content = get_at(doc.records[node[0]], node[1]).get("content")
             path = node[1] + ("content",)
             if isinstance(content, list):
                 lead = next((i for i, b in enumerate(content)
                              if not (isinstance(b, dict) and b.get("type") == "tool_result")), len(content))
-                edits.append((node[0], path + (lead,), "ins", stub_block(call.call_id or "")))
+                edits.append((node[0], path + (lead,), "ins", adapter.stub_block(call.call_id or "")))
             else:
-                edits.append((node[0], path, "set", [stub_block(call.call_id or ""), {"type": "text", "text": content or ""}]
-                              if content else [stub_block(call.call_id or "")]))
+                block = adapter.stub_block(call.call_id or "")
+                edits.append((node[0], path, "set", [block, {"type": "text", "text": content or ""}]
+                              if content else [block]))
             return
-    item_type = None
-    if kind in ("responses", "codex"):
-        node = message_node(view, msg)
-        item = get_at(doc.records[node[0]], node[1]) if node else None
-        item_type = item.get("type") if isinstance(item, dict) else None
-    new = stub_result_node(view, call_rec, call.call_id or "", call.tool, item_type)
+    new = adapter.stub_result(view, call)
     # After the call's message and any results that directly follow it.
     j = call.message
     while j + 1 < len(view.messages) and (view.messages[j + 1].role == "tool" or (
-            kind in ("claude_code",) and all(p.role == "tool" for p in view.parts_of(view.messages[j + 1]))
+            kind == RECORD_BLOCKS and all(p.role == "tool" for p in view.parts_of(view.messages[j + 1]))
             and view.messages[j + 1].parts)):
         j += 1
     after = view.messages[j]
-    if is_nested(view):
+    if adapter.nested(view):
         found = item_of(view, after)
         if found is not None:
             edits.append((found[0], found[1] + (found[2] + 1,), "ins", new))
         return
-    if kind == "claude_code" and j == call.message:
-        last = max(msg.records)
-        new["parentUuid"] = doc.records[last].get("uuid") if isinstance(doc.records[last], dict) else None
-        for r in range(last + 1, len(doc.records)):
-            rec = doc.records[r]
-            if isinstance(rec, dict) and rec.get("parentUuid") == new["parentUuid"] and new["parentUuid"]:
-                rec["parentUuid"] = new["uuid"]
-                doc.dirty.add(r)
-                break
+    if j == call.message:
+        adapter.link_stub(view, new, msg)
     inserts.setdefault(max(after.records) + 1, []).append(new)

@@ -15,7 +15,7 @@ import json
 from collections.abc import Iterator
 from typing import Any
 
-from sanitizer.formats.base import Adapter, is_real_signature, message_list, sample
+from sanitizer.formats.base import BLOCKS, STUB_TEXT, Adapter, is_real_signature, message_list, sample
 from sanitizer.model import Document, Message, Part, Path, View
 
 BLOCK_TYPES = {"text", "thinking", "redacted_thinking", "tool_use", "tool_result", "image", "document",
@@ -99,9 +99,31 @@ def read_result(view: View, msg: Message, record: int, at: Path, b: dict[str, An
                            meta={**meta, "empty": not text}))
 
 
+def stub_result_block(call_id: str) -> dict[str, Any]:
+    """A `tool_result` block saying no result was recorded for `call_id`."""
+    return {"type": "tool_result", "tool_use_id": call_id, "content": STUB_TEXT, "is_error": True}
+
+
+def user_text_message(text: str) -> dict[str, Any]:
+    return {"role": "user", "content": [{"type": "text", "text": text}]}
+
+
 class Anthropic(Adapter):
     name = "anthropic"
     label = "Anthropic Messages"
+    can_drop_turns = True
+
+    def dialect(self, view: View) -> str:
+        return BLOCKS
+
+    def marker_node(self, view: View, text: str, near: int | None = None) -> Any:
+        return user_text_message(text)
+
+    def stub_result(self, view: View, call: Part) -> Any:
+        return {"role": "user", "content": [stub_result_block(call.call_id or "")]}
+
+    def stub_block(self, call_id: str) -> Any:
+        return stub_result_block(call_id)
 
     def sniff(self, doc: Document) -> int:
         if doc.container == "json-object" and isinstance(doc.records[0], dict) and "system" in doc.records[0]:

@@ -15,7 +15,7 @@ import json
 from collections.abc import Iterator
 from typing import Any
 
-from sanitizer.formats.base import Adapter, data_uri_meta, message_list, sample
+from sanitizer.formats.base import CHAT, STUB_TEXT, Adapter, data_uri_meta, message_list, sample
 from sanitizer.model import Document, Message, Part, Path, View
 
 CHAT_ROLES = {"system", "developer", "user", "assistant", "tool", "function"}
@@ -100,7 +100,30 @@ class ChatText(Adapter):
         return {"type": "text", "text": text}
 
 
-class OpenAIChat(ChatText):
+def chat_stub(call_id: str, tool: str | None) -> dict[str, Any]:
+    """A `tool` message saying no result was recorded for `call_id`."""
+    out = {"role": "tool", "tool_call_id": call_id, "content": STUB_TEXT}
+    if tool:
+        out["name"] = tool
+    return out
+
+
+class ChatMessages(ChatText):
+    """Hooks of the formats whose messages are chat messages (budget mode, repair, check)."""
+
+    can_drop_turns = True
+
+    def dialect(self, view: View) -> str:
+        return CHAT
+
+    def marker_node(self, view: View, text: str, near: int | None = None) -> Any:
+        return {"role": "user", "content": text}
+
+    def stub_result(self, view: View, call: Part) -> Any:
+        return chat_stub(call.call_id or "", call.tool)
+
+
+class OpenAIChat(ChatMessages):
     name = "openai_chat"
     label = "OpenAI Chat Completions messages"
 
