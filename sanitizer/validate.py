@@ -34,6 +34,7 @@ from sanitizer import formats
 from sanitizer.document import loader
 from sanitizer.formats.base import BLOCKS, CHAT, ITEMS, RECORD_BLOCKS, item_of
 from sanitizer.model import Document, Part, View, get_at
+from sanitizer.pairs import Pairs
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,36 +66,26 @@ def _at(view: View, record: int, code: str, message: str, key: str = "", severit
 
 def pair_findings(view: View) -> list[Finding]:
     """Unanswered tool calls, results without a call, and call ids used twice."""
-    calls = [p for p in view.parts if p.kind == "tool_call" and p.call_id]
-    results = [p for p in view.parts if p.role == "tool" and p.call_id]
-    answered = {p.call_id for p in results}
-    called = {p.call_id for p in calls}
+    pairs = Pairs(view)
     out = []
-    for call_id, n in sorted(Counter(p.call_id for p in calls).items()):
-        if n > 1:
-            first = next(p for p in calls if p.call_id == call_id)
-            out.append(_finding(view, first, "duplicate-call-id", f"tool call id {call_id} is used by {n} calls", call_id))
-    for p in calls:
-        if p.call_id not in answered:
-            out.append(_finding(view, p, "unanswered-call", f"tool call {p.call_id} ({p.tool}) has no result", p.call_id or ""))
-    seen: set[str] = set()
-    for p in results:
-        if p.call_id not in called and p.call_id not in seen:
-            seen.add(p.call_id)  # type: ignore[arg-type]
-            out.append(_finding(view, p, "orphan-result", f"tool result for {p.call_id} has no call", p.call_id or ""))
+    for call_id, calls in pairs.duplicates():
+        out.append(_finding(view, calls[0], "duplicate-call-id", f"tool call id {call_id} is used by {len(calls)} calls",
+                            call_id))
+    for p in pairs.unanswered():
+        out.append(_finding(view, p, "unanswered-call", f"tool call {p.call_id} ({p.tool}) has no result", p.call_id or ""))
+    for p in pairs.orphans():
+        out.append(_finding(view, p, "orphan-result", f"tool result for {p.call_id} has no call", p.call_id or ""))
     return out
 
 
 def order_findings(view: View) -> list[Finding]:
     """Results placed before their call; in chat, tool messages away from their assistant batch."""
     out: list[Finding] = []
-    first_call: dict[str, int] = {}
-    for p in view.parts:
-        if p.kind == "tool_call" and p.call_id:
-            first_call.setdefault(p.call_id, p.message)
+    pairs = Pairs(view)
     reported: set[str] = set()
-    for p in view.parts:
-        if p.role == "tool" and p.call_id in first_call and first_call[p.call_id] > p.message and p.call_id not in reported:
+    for p in pairs.result_parts:
+        at = pairs.call_message(p.call_id)
+        if at is not None and at > p.message and p.call_id not in reported:
             reported.add(p.call_id)
             out.append(_finding(view, p, "result-before-call", f"tool result for {p.call_id} comes before its call",
                                 p.call_id))
@@ -109,7 +100,7 @@ def order_findings(view: View) -> list[Finding]:
             j -= 1
         batch = {p.call_id for p in view.parts_of(msgs[j]) if p.kind == "tool_call"} if j >= 0 else set()
         for p in view.parts_of(m):
-            if p.call_id in first_call and p.call_id not in batch and p.call_id not in reported:
+            if pairs.call_message(p.call_id) is not None and p.call_id not in batch and p.call_id not in reported:
                 reported.add(p.call_id)
                 out.append(_finding(view, p, "tool-message-misplaced",
                                     f"tool message for {p.call_id} does not follow the assistant message of its call",

@@ -28,6 +28,7 @@ from sanitizer.budget.document import list_at, splice
 from sanitizer.budget.marker import SUMMARY_MAX_CHARS, SUMMARY_MIN_CHARS, count_line, kept_blocks, summarized
 from sanitizer.formats.base import BLOCKS, item_of
 from sanitizer.model import Damaged, Message, View, get_at
+from sanitizer.pairs import Pairs
 from sanitizer.scope import Scopes
 
 START_SEARCH = 16  # how far past a stretch's start a valid first dropped message is looked for
@@ -84,16 +85,11 @@ class Planner:
         n = len(self.msgs)
         self.lo = list(range(n))
         self.hi = list(range(n))
-        calls: dict[str, list[int]] = {}
-        for p in self.view.parts:
-            if p.call_id and p.kind == "tool_call":
-                calls.setdefault(p.call_id, []).append(p.message)
-        for p in self.view.parts:
-            if not p.call_id or p.role != "tool" or p.call_id not in calls:
+        pairs = Pairs(self.view)
+        for p in pairs.result_parts:
+            partner = pairs.partner(p)
+            if partner is None:
                 continue
-            at = calls[p.call_id]
-            before = [m for m in at if m <= p.message]
-            partner = before[-1] if before else at[0]
             lo, hi = min(partner, p.message), max(partner, p.message)
             for i in (partner, p.message):
                 self.lo[i] = min(self.lo[i], lo)

@@ -18,24 +18,16 @@ from typing import Any
 from sanitizer.budget.document import splice
 from sanitizer.formats.base import BLOCKS, CHAT, ITEMS, OTHER, RECORD_BLOCKS, item_of, path_sort_key
 from sanitizer.model import Document, Part, View, get_at
+from sanitizer.pairs import Pairs
 
 MODES = ("report", "strip", "stub")
 REMOVED_TEXT = "[tool result without a call removed]"
 
 
 def orphans(view: View) -> tuple[list[Part], list[Part]]:
-    """(unanswered calls, results without a call) of a view."""
-    calls = [p for p in view.parts if p.kind == "tool_call" and p.call_id]
-    results = [p for p in view.parts if p.role == "tool" and p.call_id]
-    called = {p.call_id for p in calls}
-    answered = {p.call_id for p in results}
-    seen: set[tuple[int, str]] = set()
-    lone = []
-    for p in results:  # one entry per result, even when its content holds several parts
-        if p.call_id not in called and (p.message, p.call_id) not in seen:
-            seen.add((p.message, p.call_id))  # type: ignore[arg-type]
-            lone.append(p)
-    return [p for p in calls if p.call_id not in answered], lone
+    """(unanswered calls, results without a call: one per message and id) of a view."""
+    pairs = Pairs(view)
+    return pairs.unanswered(), pairs.orphans(per_message=True)
 
 
 def repair_doc(doc: Document, views: list[View], mode: str) -> list[str]:
