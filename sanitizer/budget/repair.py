@@ -16,12 +16,11 @@ from __future__ import annotations
 from typing import Any
 
 from sanitizer.budget.document import splice
-from sanitizer.formats.base import BLOCKS, CHAT, ITEMS, OTHER, RECORD_BLOCKS, item_of, path_sort_key
+from sanitizer.formats.base import OTHER, RECORD_BLOCKS, item_of, path_sort_key
 from sanitizer.model import Document, Part, View, get_at
 from sanitizer.pairs import Pairs
 
 MODES = ("report", "strip", "stub")
-REMOVED_TEXT = "[tool result without a call removed]"
 
 
 def orphans(view: View) -> tuple[list[Part], list[Part]]:
@@ -75,7 +74,7 @@ def _plan(view: View, mode: str, notes: list[str], drop_records: set[int], inser
             _stub(view, p, inserts, edits)
     stubbed = {(e[0], e[1][:-1]) for e in edits if e[2] == "ins"}  # content lists that get a stub block
     for index, parts in by_msg.items():
-        _remove_parts(view, index, parts, drop_records, edits, stubbed)
+        view.adapter.remove_parts(view, view.messages[index], parts, drop_records, edits, stubbed)
     if orphan_results:
         ids = sorted({p.call_id or "" for p in orphan_results})
         notes.append(f"repair {mode}: removed {len(orphan_results)} tool result(s) without a call ({', '.join(ids[:8])}"
@@ -88,85 +87,14 @@ def _plan(view: View, mode: str, notes: list[str], drop_records: set[int], inser
                      f"({', '.join(sorted(p.call_id or '' for p in unanswered)[:8])})")
 
 
-def _remove_msg(view: View, index: int, drop_records: set[int], edits: list) -> None:
-    msg = view.messages[index]
-    if view.adapter.nested(view):
-        found = item_of(view, msg)
-        if found is not None:
-            edits.append((found[0], found[1] + (found[2],), "del", None))
-    else:
-        drop_records.update(msg.records)
-
-
-def _remove_parts(view: View, index: int, parts: list[Part], drop_records: set[int], edits: list,
-                  stubbed: set[tuple[int, tuple]]) -> None:
-    msg = view.messages[index]
-    kind = view.adapter.dialect(view)
-    if kind == ITEMS:
-        _remove_msg(view, index, drop_records, edits)  # each call / output is its own item
-        return
-    if kind == CHAT:
-        results = [p for p in parts if p.role == "tool"]
-        if results:  # a tool message is one result
-            _remove_msg(view, index, drop_records, edits)
-            return
-        node = view.adapter.message_node(view, msg)
-        raw = get_at(view.doc.records[node[0]], node[1]) if node else None
-        calls = raw.get("tool_calls") if isinstance(raw, dict) else None
-        has_text = any(p.kind == "text" and p.text for p in view.parts_of(msg))
-        if node is None or not isinstance(calls, list):
-            return
-        if len(parts) >= len(calls) and not has_text:
-            _remove_msg(view, index, drop_records, edits)
-        elif len(parts) >= len(calls):
-            edits.append((node[0], node[1] + ("tool_calls",), "del", None))
-        else:
-            for p in parts:  # path: base + ("tool_calls", j, "function", "arguments")
-                at = p.path.index("tool_calls")
-                edits.append((p.record, p.path[: at + 2], "del", None))
-        return
-    # Anthropic blocks (plain, dataset dialect, Claude Code records).
-    blocks: dict[tuple[int, tuple], set[int]] = {}
-    for p in parts:
-        if p.role != "tool":
-            at = p.block if p.block is not None else p.path[:-1]  # the tool_use block
-        elif p.block is not None:
-            at = p.block[:-2]  # a text/image inside a tool_result's content list: the whole result
-        else:
-            at = p.path[:-1]  # tool_result with string (or no) content
-        blocks.setdefault((p.record, at[:-1]), set()).add(at[-1])
-    for (record, content_path), idxs in blocks.items():
-        content = get_at(view.doc.records[record], content_path)
-        if isinstance(content, list) and len(idxs) >= len(content) and (record, content_path) not in stubbed:
-            if kind == RECORD_BLOCKS:
-                drop_records.add(record)
-            else:
-                edits.append((record, content_path, "set", [{"type": "text", "text": REMOVED_TEXT}]))
-            continue
-        for i in sorted(idxs):
-            edits.append((record, content_path + (i,), "del", None))
-
-
 def _stub(view: View, call: Part, inserts: dict[int, list[Any]], edits: list) -> None:
     adapter = view.adapter
     kind = adapter.dialect(view)
     msg = view.messages[call.message]
-    doc = view.doc
-    if kind == BLOCKS:
-        nxt = view.messages[call.message + 1] if call.message + 1 < len(view.messages) else None
-        node = adapter.message_node(view, nxt) if nxt is not None and nxt.role == "user" else None
-        if node is not None:
-            content = get_at(doc.records[node[0]], node[1]).get("content")
-            path = node[1] + ("content",)
-            if isinstance(content, list):
-                lead = next((i for i, b in enumerate(content)
-                             if not (isinstance(b, dict) and b.get("type") == "tool_result")), len(content))
-                edits.append((node[0], path + (lead,), "ins", adapter.stub_block(call.call_id or "")))
-            else:
-                block = adapter.stub_block(call.call_id or "")
-                edits.append((node[0], path, "set", [block, {"type": "text", "text": content or ""}]
-                              if content else [block]))
-            return
+    into_next = adapter.stub_in_next(view, call)
+    if into_next is not None:
+        edits.append(into_next)
+        return
     new = adapter.stub_result(view, call)
     # After the call's message and any results that directly follow it.
     j = call.message

@@ -26,6 +26,9 @@ OTHER = "other"  # none of these: no marker, no stub, no repair
 
 STUB_TEXT = "[no result recorded]"
 
+# An edit planned inside a record: (record, path, op, value) with op "del", "ins" or "set".
+Edit = tuple[int, Path, str, Any]
+
 
 class Adapter:
     """Base class of format adapters.
@@ -36,7 +39,7 @@ class Adapter:
 
     Budget mode, pair repair and `--check` know no format: they call the hooks below
     (`dialect`, `can_drop_turns`, `nested`, `message_node`, `marker_node`, `stub_result`,
-    `stub_block`, `binds_next`, `link_marker`, `link_stub`).  The defaults fit a format whose
+    `stub_in_next`, `remove_parts`, `binds_next`, `link_marker`, `link_stub`).  The defaults fit a format whose
     turns cannot be dropped or stubbed.
     """
 
@@ -92,9 +95,17 @@ class Adapter:
         """A standalone message (record, item) answering `call` with STUB_TEXT."""
         raise NotImplementedError(f"no stub result for format {self.name!r}")
 
-    def stub_block(self, call_id: str) -> Any:
-        """A result block answering `call_id` with STUB_TEXT, to insert into a user message (BLOCKS)."""
-        raise NotImplementedError(f"no stub result block for format {self.name!r}")
+    def stub_in_next(self, view: View, call: Part) -> Edit | None:
+        """An edit putting a stub result for `call` into the message after it (None: a
+        standalone `stub_result` is inserted instead)."""
+        return None
+
+    def remove_parts(self, view: View, msg: Message, parts: list[Part], drop_records: set[int],
+                     edits: list[Edit], stubbed: set[tuple[int, Path]]) -> None:
+        """Plan removing `parts` (tool calls or results of `msg`): records go to `drop_records`,
+        in-record edits to `edits`; `stubbed` are content lists that get a stub block.  The
+        default removes the whole message (one call or output per message)."""
+        remove_message(view, msg, drop_records, edits)
 
     def binds_next(self, view: View, msg: Message) -> bool:
         """True when `msg` must stay next to the message after it (a Responses `reasoning` item)."""
@@ -159,6 +170,16 @@ def item_of(view: View, msg: Message) -> tuple[int, Path, int] | None:
             except (KeyError, IndexError, TypeError):
                 break
     return None
+
+
+def remove_message(view: View, msg: Message, drop_records: set[int], edits: list[Edit]) -> None:
+    """Plan removing a whole message: its list item when nested, else its records."""
+    if view.adapter.nested(view):
+        found = item_of(view, msg)
+        if found is not None:
+            edits.append((found[0], found[1] + (found[2],), "del", None))
+    else:
+        drop_records.update(msg.records)
 
 
 def live_records(doc: Document) -> Iterator[tuple[int, Any]]:

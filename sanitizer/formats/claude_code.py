@@ -35,8 +35,16 @@ from collections import Counter
 from collections.abc import Iterator
 from typing import Any
 
-from sanitizer.formats.anthropic import read_blocks, stub_result_block
-from sanitizer.formats.base import RECORD_BLOCKS, STUB_TEXT, Adapter, live_records, sample, string_leaves
+from sanitizer.formats.anthropic import read_blocks, remove_blocks, stub_result_block
+from sanitizer.formats.base import (
+    RECORD_BLOCKS,
+    STUB_TEXT,
+    Adapter,
+    Edit,
+    live_records,
+    sample,
+    string_leaves,
+)
 from sanitizer.model import Document, Message, Part, Path, View
 
 _NS = uuid.UUID("6f1c2a57-2d1e-4d8e-9a51-5a11f17b0d6e")
@@ -149,6 +157,11 @@ class ClaudeCode(Adapter):
                     "timestamp": call_rec.get("timestamp") if isinstance(call_rec, dict) else None,
                     "toolUseResult": STUB_TEXT})
         return out
+
+    def remove_parts(self, view: View, msg: Message, parts: list[Part], drop_records: set[int],
+                     edits: list[Edit], stubbed: set[tuple[int, Path]]) -> None:
+        """Blocks go; a record left without blocks goes too (each result is its own record)."""
+        remove_blocks(view, parts, drop_records, edits, stubbed, drop_emptied_records=True)
 
     def link_marker(self, view: View, marker: Any, dropped: list[int], stop: int) -> None:
         """Keep the parentUuid chain whole: the marker takes the dropped records' place."""

@@ -17,18 +17,21 @@ from sanitizer.formats.anthropic import (
     anthropic_score,
     looks_like_anthropic_message,
     read_blocks,
+    remove_blocks,
+    stub_in_next_user,
     stub_result_block,
     user_text_message,
 )
-from sanitizer.formats.base import BLOCKS, CHAT, live_records, sample
+from sanitizer.formats.base import BLOCKS, CHAT, Edit, live_records, sample
 from sanitizer.formats.openai_chat import (
     ChatText,
     chat_score,
     chat_stub,
     looks_like_chat_message,
     read_chat_message,
+    remove_chat_parts,
 )
-from sanitizer.model import Document, Part, View
+from sanitizer.model import Document, Message, Part, Path, View
 
 CONVERSATION_KEYS = ("messages", "traj", "conversation", "conversations")
 
@@ -63,8 +66,15 @@ class Dataset(ChatText):
             return {"role": "user", "content": [stub_result_block(call.call_id or "")]}
         return chat_stub(call.call_id or "", call.tool)
 
-    def stub_block(self, call_id: str) -> Any:
-        return stub_result_block(call_id)
+    def stub_in_next(self, view: View, call: Part) -> Edit | None:
+        return stub_in_next_user(view, call) if self.dialect(view) == BLOCKS else None
+
+    def remove_parts(self, view: View, msg: Message, parts: list[Part], drop_records: set[int],
+                     edits: list[Edit], stubbed: set[tuple[int, Path]]) -> None:
+        if self.dialect(view) == BLOCKS:
+            remove_blocks(view, parts, drop_records, edits, stubbed)
+        else:
+            remove_chat_parts(view, msg, parts, drop_records, edits)
 
     def sniff(self, doc: Document) -> int:
         if doc.container == "json-object":
