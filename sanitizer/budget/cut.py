@@ -27,7 +27,7 @@ from typing import Any
 from sanitizer.budget.document import list_at, splice
 from sanitizer.budget.marker import SUMMARY_MAX_CHARS, SUMMARY_MIN_CHARS, count_line, kept_blocks, summarized
 from sanitizer.formats.base import BLOCKS, item_of
-from sanitizer.model import Damaged, Message, View, get_at
+from sanitizer.model import Damaged, Message, View
 from sanitizer.pairs import Pairs
 from sanitizer.scope import Scopes
 
@@ -229,12 +229,7 @@ def apply(view: View, drops: list[Drop]) -> None:
     msgs = view.messages
     for d in drops:  # merges first: they edit records before the ranges, indices still valid
         if d.merged:
-            record, path = view.adapter.message_node(view, msgs[d.start - 1])  # type: ignore[misc]
-            node = get_at(doc.records[record], path)
-            content = node.get("content")
-            block = {"type": "text", "text": d.marker}
-            node["content"] = [{"type": "text", "text": content}, block] if isinstance(content, str) else [*content, block]
-            doc.dirty.add(record)
+            view.adapter.append_text(view, msgs[d.start - 1], d.marker)
     if view.adapter.nested(view):
         for d in reversed(drops):
             record, lpath, ia = item_of(view, msgs[d.start])  # type: ignore[misc]

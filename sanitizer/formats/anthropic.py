@@ -149,6 +149,16 @@ def stub_in_next_user(view: View, call: Part) -> Edit | None:
     return node[0], path, "set", [block, {"type": "text", "text": content or ""}] if content else [block]
 
 
+def append_text_block(view: View, msg: Message, text: str) -> None:
+    """Append a text block to message `msg` (a string content becomes its first text block)."""
+    record, path = view.adapter.message_node(view, msg)
+    node = get_at(view.doc.records[record], path)
+    content = node.get("content")
+    block = {"type": "text", "text": text}
+    node["content"] = [{"type": "text", "text": content}, block] if isinstance(content, str) else [*content, block]
+    view.doc.dirty.add(record)
+
+
 def user_text_message(text: str) -> dict[str, Any]:
     return {"role": "user", "content": [{"type": "text", "text": text}]}
 
@@ -166,6 +176,9 @@ class Anthropic(Adapter):
 
     def stub_result(self, view: View, call: Part) -> Any:
         return {"role": "user", "content": [stub_result_block(call.call_id or "")]}
+
+    def append_text(self, view: View, msg: Message, text: str) -> None:
+        append_text_block(view, msg, text)
 
     def stub_in_next(self, view: View, call: Part) -> Edit | None:
         return stub_in_next_user(view, call)

@@ -38,8 +38,8 @@ class Adapter:
     block (an Anthropic text block, a Responses `input_text` part …).
 
     Budget mode, pair repair and `--check` know no format: they call the hooks below
-    (`dialect`, `can_drop_turns`, `nested`, `message_node`, `marker_node`, `stub_result`,
-    `stub_in_next`, `remove_parts`, `binds_next`, `link_marker`, `link_stub`).  The defaults fit a format whose
+    (`dialect`, `can_drop_turns`, `nested`, `message_node`, `marker_node`, `append_text`,
+    `stub_result`, `stub_in_next`, `remove_parts`, `binds_next`, `link_marker`, `link_stub`).  The defaults fit a format whose
     turns cannot be dropped or stubbed.
     """
 
@@ -90,6 +90,11 @@ class Adapter:
     def marker_node(self, view: View, text: str, near: int | None = None) -> Any:
         """A standalone user message (or record) carrying `text`; `near` is the record it replaces."""
         raise NotImplementedError(f"no marker message for format {self.name!r}")
+
+    def append_text(self, view: View, msg: Message, text: str) -> None:
+        """Append `text` to message `msg` (the BLOCKS dialect's marker joins the user message before
+        the dropped turns, so user/assistant alternation holds)."""
+        raise NotImplementedError(f"no text append for format {self.name!r}")
 
     def stub_result(self, view: View, call: Part) -> Any:
         """A standalone message (record, item) answering `call` with STUB_TEXT."""

@@ -15,6 +15,7 @@ from typing import Any
 from sanitizer.formats.anthropic import (
     Anthropic,
     anthropic_score,
+    append_text_block,
     looks_like_anthropic_message,
     read_blocks,
     remove_blocks,
@@ -65,6 +66,12 @@ class Dataset(ChatText):
         if self.dialect(view) == BLOCKS:
             return {"role": "user", "content": [stub_result_block(call.call_id or "")]}
         return chat_stub(call.call_id or "", call.tool)
+
+    def append_text(self, view: View, msg: Message, text: str) -> None:
+        if self.dialect(view) != BLOCKS:
+            super().append_text(view, msg, text)  # raises: chat episodes never merge a marker
+            return
+        append_text_block(view, msg, text)
 
     def stub_in_next(self, view: View, call: Part) -> Edit | None:
         return stub_in_next_user(view, call) if self.dialect(view) == BLOCKS else None
