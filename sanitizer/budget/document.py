@@ -1,4 +1,4 @@
-"""Document surgery for budget mode and pair repair: where a message lives, removing and inserting.
+"""Record surgery for budget mode and pair repair: removing and inserting whole records.
 
 A message lives either in whole records (JSONL or JSON-list layouts: one record per message, or
 several for Claude Code's split API messages) or as an element of a list inside one record (a

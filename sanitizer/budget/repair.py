@@ -8,7 +8,8 @@
 Removing the last block of a message removes the message (a chat `tool` message, a Responses
 item, a Claude Code record), except in Anthropic Messages, where the emptied message keeps one
 text block saying what was removed so user/assistant alternation holds.  OpenHands and other
-formats without a stub shape are left as they are and reported.
+formats without a stub shape are left as they are and reported.  How a message loses parts and
+what a stub looks like are the adapter's hooks (`remove_parts`, `stub_result`, `stub_in_next`).
 """
 
 from __future__ import annotations

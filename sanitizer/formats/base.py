@@ -39,8 +39,8 @@ class Adapter:
 
     Budget mode, pair repair and `--check` know no format: they call the hooks below
     (`dialect`, `can_drop_turns`, `nested`, `message_node`, `marker_node`, `append_text`,
-    `stub_result`, `stub_in_next`, `remove_parts`, `binds_next`, `link_marker`, `link_stub`).  The defaults fit a format whose
-    turns cannot be dropped or stubbed.
+    `stub_result`, `stub_in_next`, `remove_parts`, `binds_next`, `link_marker`, `link_stub`).
+    The defaults fit a format whose turns cannot be dropped or stubbed.
     """
 
     name = ""
