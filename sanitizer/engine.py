@@ -19,6 +19,7 @@ from typing import Any
 from sanitizer.actions.base import Change, Context
 from sanitizer.config import Config, Rule
 from sanitizer.model import Part, View
+from sanitizer.pairs import Pairs
 from sanitizer.scope import Scopes, compute
 from sanitizer.secrets import scan as _secrets
 from sanitizer.secrets.contract import follows
@@ -85,13 +86,8 @@ class Engine:
         # The redaction rule's name while one is active: linked copies are redacted under it.
         ctx.cache["redacting"] = next((r.name for r in self.config.active if r.action.redacts), None)
         ctx.cache["redacted_parts"] = set()
-        for p in view.parts:
-            if p.call_id is None:
-                continue
-            if p.kind == "tool_call":
-                ctx.calls.setdefault(p.call_id, p)
-            elif p.role == "tool":
-                ctx.results.setdefault(p.call_id, []).append(p)
+        pairs = Pairs(view)
+        ctx.calls, ctx.results = pairs.first_calls(), pairs.results
         for rule in self.config.active:
             members = scopes.members(rule.scope, with_latest_user=rule.action.redacts)
             selected = self._select(rule, view.parts, members, ctx)

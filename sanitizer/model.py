@@ -171,11 +171,3 @@ class View:
     @property
     def records(self) -> set[int]:
         return {r for m in self.messages for r in m.records}
-
-    def calls(self) -> dict[str, Part]:
-        """Tool-call parts by call id (the first one wins when ids repeat)."""
-        out: dict[str, Part] = {}
-        for p in self.parts:
-            if p.kind == "tool_call" and p.call_id is not None:
-                out.setdefault(p.call_id, p)
-        return out

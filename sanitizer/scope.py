@@ -15,6 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from sanitizer.model import Message, View
+from sanitizer.pairs import Pairs
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,14 +68,15 @@ def is_user_ask(view: View, msg: Message) -> bool:
 
 def tail_start(view: View, start: int) -> int:
     """Move `start` back so the tail does not begin inside a tool-call batch."""
-    calls_at = {p.call_id: p.message for p in view.parts if p.kind == "tool_call" and p.call_id}
+    pairs = Pairs(view)
     moved = True
     while moved and start > 0:
         moved = False
         for i in range(start, len(view.messages)):
             for p in view.parts_of(view.messages[i]):
-                if p.role == "tool" and p.call_id in calls_at and calls_at[p.call_id] < start:
-                    start, moved = calls_at[p.call_id], True
+                at = pairs.call_message(p.call_id, last=True) if p.role == "tool" else None
+                if at is not None and at < start:
+                    start, moved = at, True
                     break
             if moved:
                 break

@@ -7,6 +7,7 @@ from typing import Any
 import regex
 
 from sanitizer.model import Part, View
+from sanitizer.pairs import Pairs
 from sanitizer.textkit.images import label_of
 
 # Terminal escapes (CSI colours, OSC titles/links, two-byte escapes): noise in a transcript.  Only
@@ -36,7 +37,8 @@ def result_text(view: View, part: Part) -> str:
 
 
 def _tool_names(view: View) -> dict[str, str]:
-    return {p.call_id: p.tool or "tool" for p in view.parts if p.kind == "tool_call" and p.call_id}
+    """The tool name of every call id (the last call wins when ids repeat)."""
+    return {call_id: calls[-1].tool or "tool" for call_id, calls in Pairs(view).calls.items() if call_id}
 
 
 def to_text(view: View, *, skip_injected: bool = False) -> str:

@@ -30,7 +30,11 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Any
 
-from sanitizer.model import Part, View, get_at
+from sanitizer import formats
+from sanitizer.document import loader
+from sanitizer.formats.base import BLOCKS, CHAT, ITEMS, RECORD_BLOCKS, item_of
+from sanitizer.model import Document, Part, View, get_at
+from sanitizer.pairs import Pairs
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,46 +66,30 @@ def _at(view: View, record: int, code: str, message: str, key: str = "", severit
 
 def pair_findings(view: View) -> list[Finding]:
     """Unanswered tool calls, results without a call, and call ids used twice."""
-    calls = [p for p in view.parts if p.kind == "tool_call" and p.call_id]
-    results = [p for p in view.parts if p.role == "tool" and p.call_id]
-    answered = {p.call_id for p in results}
-    called = {p.call_id for p in calls}
+    pairs = Pairs(view)
     out = []
-    for call_id, n in sorted(Counter(p.call_id for p in calls).items()):
-        if n > 1:
-            first = next(p for p in calls if p.call_id == call_id)
-            out.append(_finding(view, first, "duplicate-call-id", f"tool call id {call_id} is used by {n} calls", call_id))
-    for p in calls:
-        if p.call_id not in answered:
-            out.append(_finding(view, p, "unanswered-call", f"tool call {p.call_id} ({p.tool}) has no result", p.call_id or ""))
-    seen: set[str] = set()
-    for p in results:
-        if p.call_id not in called and p.call_id not in seen:
-            seen.add(p.call_id)  # type: ignore[arg-type]
-            out.append(_finding(view, p, "orphan-result", f"tool result for {p.call_id} has no call", p.call_id or ""))
+    for call_id, calls in pairs.duplicates():
+        out.append(_finding(view, calls[0], "duplicate-call-id", f"tool call id {call_id} is used by {len(calls)} calls",
+                            call_id))
+    for p in pairs.unanswered():
+        out.append(_finding(view, p, "unanswered-call", f"tool call {p.call_id} ({p.tool}) has no result", p.call_id or ""))
+    for p in pairs.orphans():
+        out.append(_finding(view, p, "orphan-result", f"tool result for {p.call_id} has no call", p.call_id or ""))
     return out
-
-
-def _dialect(view: View) -> str:
-    from sanitizer.budget.document import dialect
-
-    return dialect(view)
 
 
 def order_findings(view: View) -> list[Finding]:
     """Results placed before their call; in chat, tool messages away from their assistant batch."""
     out: list[Finding] = []
-    first_call: dict[str, int] = {}
-    for p in view.parts:
-        if p.kind == "tool_call" and p.call_id:
-            first_call.setdefault(p.call_id, p.message)
+    pairs = Pairs(view)
     reported: set[str] = set()
-    for p in view.parts:
-        if p.role == "tool" and p.call_id in first_call and first_call[p.call_id] > p.message and p.call_id not in reported:
+    for p in pairs.result_parts:
+        at = pairs.call_message(p.call_id)
+        if at is not None and at > p.message and p.call_id not in reported:
             reported.add(p.call_id)
             out.append(_finding(view, p, "result-before-call", f"tool result for {p.call_id} comes before its call",
                                 p.call_id))
-    if _dialect(view) != "chat":
+    if view.adapter.dialect(view) != CHAT:
         return out
     msgs = view.messages
     for m in msgs:
@@ -112,7 +100,7 @@ def order_findings(view: View) -> list[Finding]:
             j -= 1
         batch = {p.call_id for p in view.parts_of(msgs[j]) if p.kind == "tool_call"} if j >= 0 else set()
         for p in view.parts_of(m):
-            if p.call_id in first_call and p.call_id not in batch and p.call_id not in reported:
+            if pairs.call_message(p.call_id) is not None and p.call_id not in batch and p.call_id not in reported:
                 reported.add(p.call_id)
                 out.append(_finding(view, p, "tool-message-misplaced",
                                     f"tool message for {p.call_id} does not follow the assistant message of its call",
@@ -121,15 +109,15 @@ def order_findings(view: View) -> list[Finding]:
 
 
 def role_findings(view: View) -> list[Finding]:
-    kind = _dialect(view)
-    if kind not in ("anthropic", "claude_code"):
+    kind = view.adapter.dialect(view)
+    if kind not in (BLOCKS, RECORD_BLOCKS):
         return []
     msgs = [m for m in view.messages if m.role != "system"]
     out: list[Finding] = []
     if msgs and msgs[0].role != "user":
         out.append(_at(view, msgs[0].records[0], "first-not-user", f"the first message is {msgs[0].role}, not user",
-                       severity="error" if kind == "anthropic" else "warning"))
-    if kind == "anthropic":
+                       severity="error" if kind == BLOCKS else "warning"))
+    if kind == BLOCKS:
         for x, y in zip(msgs, msgs[1:], strict=False):
             if x.role == y.role:
                 out.append(_at(view, y.records[0], "role-alternation", f"two {y.role} messages in a row",
@@ -166,12 +154,10 @@ def thinking_findings(view: View, reference: View) -> list[Finding]:
 
 def _message_dicts(view: View) -> list[tuple[int, Any]]:
     """(record, message dict) of every message of the view, including ones without parts."""
-    from sanitizer.budget.document import is_nested, item_of, message_node
-
     out: list[tuple[int, Any]] = []
-    if not is_nested(view):
+    if not view.adapter.nested(view):
         for m in view.messages:
-            node = message_node(view, m)
+            node = view.adapter.message_node(view, m)
             if node is None:
                 continue
             # Claude Code splits one API message over records: each holds its own `message`.
@@ -186,7 +172,7 @@ def _message_dicts(view: View) -> list[tuple[int, Any]]:
 
 
 def content_findings(view: View) -> list[Finding]:
-    kind = _dialect(view)
+    kind = view.adapter.dialect(view)
     out: list[Finding] = []
     for p in view.parts:
         if p.text == "" and p.kind in ("text", "tool_result") and p.block is not None:
@@ -203,12 +189,12 @@ def content_findings(view: View) -> list[Finding]:
                 continue
             key = p.path[-1]
             missing = isinstance(holder, dict) and key not in holder
-            if isinstance(holder, dict) and (holder.get(key, 0) is None or missing and kind in ("chat", "responses", "codex")):
+            if isinstance(holder, dict) and (holder.get(key, 0) is None or missing and kind in (CHAT, ITEMS)):
                 out.append(_finding(view, p, "tool-result-null", f"tool result for {p.call_id} has no content",
                                     p.call_id or ""))
-    severity = "error" if kind in ("anthropic", "claude_code") else "warning"
+    severity = "error" if kind in (BLOCKS, RECORD_BLOCKS) else "warning"
     for record, m in _message_dicts(view):
-        if isinstance(m, dict) and m.get("content") == [] and not (kind == "chat" and m.get("tool_calls")):
+        if isinstance(m, dict) and m.get("content") == [] and not (kind == CHAT and m.get("tool_calls")):
             out.append(_at(view, record, "empty-content", f"{m.get('role', 'a')} message with an empty content list",
                            severity=severity))
     return out
@@ -230,10 +216,6 @@ def validate_views(views: list[View], reference: list[View] | None = None) -> li
 
 def views_of(obj: Any, format: str | None = None) -> list[View]:
     """Fresh views of a Result, a Document, or an in-memory conversation (never mutated)."""
-    from sanitizer import formats
-    from sanitizer.document import loader
-    from sanitizer.model import Document
-
     if hasattr(obj, "doc") and hasattr(obj, "adapter"):
         return list(obj.adapter.views(obj.doc))
     doc = obj if isinstance(obj, Document) else loader.from_object(obj)

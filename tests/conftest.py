@@ -117,6 +117,8 @@ def chat_session(turns: int = 30, size: int = 400) -> list[dict[str, Any]]:
 
 def pairs(view: View) -> tuple[int, int, int]:
     """(calls, results, results whose call is in the view)."""
-    calls = view.calls()
+    from sanitizer.pairs import Pairs
+
+    calls = Pairs(view).first_calls()
     results = [p for p in view.parts if p.kind == "tool_result"]
     return len([p for p in view.parts if p.kind == "tool_call"]), len(results), sum(p.call_id in calls for p in results)

@@ -12,36 +12,25 @@ A dropped range `[a, b)` of messages is chosen so that
   Responses / Codex a `reasoning` item is never separated from the item it produced.
 
 Ranges are taken oldest first, one per stretch of droppable messages, each as short as the budget
-allows.  The marker carries every protected block (`<key_info>` …) of the dropped messages
-verbatim, after its count line, and its cost is part of the plan.  Every record between the first dropped message and the next kept one goes with the
+allows.  The marker (`budget.marker`) carries every protected block (`<key_info>` …) of the
+dropped messages verbatim, after its count line, and its cost is part of the plan.  Every record between the first dropped message and the next kept one goes with the
 range (pass-through records such as Claude Code `progress`, `system`, `file-history-snapshot`, or
 Codex `event_msg`/`state` lines describe the dropped turns); damaged lines are always kept.
 """
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 from typing import Any
 
-from sanitizer.budget.document import (
-    cc_uuid,
-    dialect,
-    is_nested,
-    is_reasoning,
-    item_of,
-    kept_blocks,
-    list_at,
-    message_node,
-    splice,
-    user_text_node,
-)
-from sanitizer.model import Damaged, Message, View, get_at
+from sanitizer.budget.document import list_at, splice
+from sanitizer.budget.marker import SUMMARY_MAX_CHARS, SUMMARY_MIN_CHARS, count_line, kept_blocks, summarized
+from sanitizer.formats.base import BLOCKS, item_of
+from sanitizer.model import Damaged, Message, View
+from sanitizer.pairs import Pairs
 from sanitizer.scope import Scopes
 
-SUMMARY_MAX_CHARS = 4000
-SUMMARY_MIN_CHARS = 300
 START_SEARCH = 16  # how far past a stretch's start a valid first dropped message is looked for
 
 
@@ -84,9 +73,9 @@ class Planner:
         self.summarize = summarize
         self.protected_tags = sorted(protected_tags)
         self._blocks: dict[int, list[str]] = {}
-        self.kind = dialect(view)
-        self.nested = is_nested(view)
-        self.merge = self.kind == "anthropic" and strict_alternation(view)
+        self.adapter = view.adapter
+        self.nested = self.adapter.nested(view)
+        self.merge = self.adapter.dialect(view) == BLOCKS and strict_alternation(view)
         self._bounds()
 
     def _bounds(self) -> None:
@@ -96,16 +85,11 @@ class Planner:
         n = len(self.msgs)
         self.lo = list(range(n))
         self.hi = list(range(n))
-        calls: dict[str, list[int]] = {}
-        for p in self.view.parts:
-            if p.call_id and p.kind == "tool_call":
-                calls.setdefault(p.call_id, []).append(p.message)
-        for p in self.view.parts:
-            if not p.call_id or p.role != "tool" or p.call_id not in calls:
+        pairs = Pairs(self.view)
+        for p in pairs.result_parts:
+            partner = pairs.partner(p)
+            if partner is None:
                 continue
-            at = calls[p.call_id]
-            before = [m for m in at if m <= p.message]
-            partner = before[-1] if before else at[0]
             lo, hi = min(partner, p.message), max(partner, p.message)
             for i in (partner, p.message):
                 self.lo[i] = min(self.lo[i], lo)
@@ -145,11 +129,11 @@ class Planner:
             return False
         if self.merge:
             prev = self.msgs[a - 1] if a > 0 else None
-            if msg.role != "assistant" or prev is None or prev.role != "user" or message_node(self.view, prev) is None:
+            if msg.role != "assistant" or prev is None or prev.role != "user" or self.adapter.message_node(self.view, prev) is None:
                 return False
             if prev.index == self.scopes.latest_user:
                 return False  # the marker would be appended to the latest user ask, which stays verbatim
-        return not (self.kind in ("responses", "codex") and a > 0 and is_reasoning(self.view, self.msgs[a - 1]))
+        return not (a > 0 and self.adapter.binds_next(self.view, self.msgs[a - 1]))
 
     def end_ok(self, b: int) -> bool:
         if b < len(self.msgs):
@@ -160,7 +144,7 @@ class Planner:
                 return False
             if self.merge and msg.role != "assistant":
                 return False
-        return not (self.kind in ("responses", "codex") and is_reasoning(self.view, self.msgs[b - 1]))
+        return not self.adapter.binds_next(self.view, self.msgs[b - 1])
 
     def valid_ends(self, a: int, e: int) -> list[int]:
         out, mn, mx = [], a, a
@@ -173,26 +157,9 @@ class Planner:
         return out
 
     def count_line(self, a: int, b: int) -> str:
-        tools: Counter[str] = Counter()
-        roles: Counter[str] = Counter()
-        for m in self.msgs[a:b]:
-            roles[m.role] += 1
-            for p in self.view.parts_of(m):
-                if p.kind == "tool_call":
-                    tools[p.tool or "tool"] += 1
-        k = b - a
-        bits = []
-        if tools:
-            top = ", ".join(f"{name}×{n}" for name, n in sorted(tools.items(), key=lambda t: (-t[1], t[0]))[:6])
-            more = ", …" if len(tools) > 6 else ""
-            bits.append(f"{sum(tools.values())} tool call{'s' * (sum(tools.values()) != 1)} ({top}{more})")
-        for role in ("user", "assistant", "tool"):
-            if roles[role]:
-                bits.append(f"{roles[role]} {role}")
-        detail = ": " + "; ".join(bits) if bits else ""
-        line = f"[… {k} earlier message{'s' * (k != 1)} dropped to fit a {self.budget:,}-token budget{detail} …]"
+        """The marker's first line for messages [a, b), then their protected blocks."""
         blocks = dict.fromkeys(blk for i in range(a, b) for blk in self._blocks_of(i))  # in order, no repeats
-        return "\n".join([line, *blocks])
+        return "\n".join([count_line(self.view, self.msgs[a:b], self.budget), *blocks])
 
     def _blocks_of(self, i: int) -> list[str]:
         """Message `i`'s protected blocks, scanned once (plans try many ends for one start)."""
@@ -240,27 +207,17 @@ class Planner:
         return drops, total, notes
 
     def _add_summaries(self, drops: list[Drop], total: int) -> int:
-        try:
-            from sanitizer.summary import summarize_messages
-            from sanitizer.transcript import to_messages
-        except ImportError:  # the summary package is optional for budget mode
-            return total
         for d in drops:
             slack = self.budget - total
             max_chars = min(SUMMARY_MAX_CHARS, slack * 3)
             if max_chars < SUMMARY_MIN_CHARS:
                 break
-            sub = View(self.view.doc, self.view.adapter, messages=self.msgs[d.start:d.stop], parts=self.view.parts)
-            messages = to_messages(sub)
-            while max_chars >= SUMMARY_MIN_CHARS:
-                text = summarize_messages(messages, max_chars=max_chars).text.strip()
-                marker = f"{d.marker}\n\nSummary of the dropped messages:\n\n{text}"
-                cost = self.count(marker)
-                if total - d.marker_tokens + cost <= self.budget:
-                    total += cost - d.marker_tokens
-                    d.marker, d.marker_tokens = marker, cost
-                    break
-                max_chars //= 2
+            room = self.budget - total + d.marker_tokens  # what the marker may cost
+            found = summarized(self.view, self.msgs[d.start:d.stop], d.marker, max_chars, room, self.count)
+            if found is not None:
+                marker, cost = found
+                total += cost - d.marker_tokens
+                d.marker, d.marker_tokens = marker, cost
         return total
 
 
@@ -272,13 +229,8 @@ def apply(view: View, drops: list[Drop]) -> None:
     msgs = view.messages
     for d in drops:  # merges first: they edit records before the ranges, indices still valid
         if d.merged:
-            record, path = message_node(view, msgs[d.start - 1])  # type: ignore[misc]
-            node = get_at(doc.records[record], path)
-            content = node.get("content")
-            block = {"type": "text", "text": d.marker}
-            node["content"] = [{"type": "text", "text": content}, block] if isinstance(content, str) else [*content, block]
-            doc.dirty.add(record)
-    if is_nested(view):
+            view.adapter.append_text(view, msgs[d.start - 1], d.marker)
+    if view.adapter.nested(view):
         for d in reversed(drops):
             record, lpath, ia = item_of(view, msgs[d.start])  # type: ignore[misc]
             items = list_at(doc, record, lpath)
@@ -288,7 +240,7 @@ def apply(view: View, drops: list[Drop]) -> None:
             d.passthrough = (ib - ia) - (d.stop - d.start)
             del items[ia:ib]
             if not d.merged:
-                items.insert(ia, user_text_node(view, d.marker))
+                items.insert(ia, view.adapter.marker_node(view, d.marker))
             doc.dirty.add(record)
         return
     kept = {r for m in msgs for r in m.records}
@@ -305,20 +257,8 @@ def apply(view: View, drops: list[Drop]) -> None:
         d.passthrough = len(rng) - len(inside)
         drop_set.update(rng)
         if not d.merged:
-            marker = user_text_node(view, d.marker, near=first)
-            if dialect(view) == "claude_code":
-                _relink(view, d, marker, rng, stop)
+            marker = view.adapter.marker_node(view, d.marker, near=first)
+            view.adapter.link_marker(view, marker, rng, stop)
             inserts[first] = [marker]
     splice(doc, drop_set, inserts)
 
-
-def _relink(view: View, d: Drop, marker: dict[str, Any], dropped: list[int], stop: int) -> None:
-    """Keep Claude Code's parentUuid chain whole: the marker takes the dropped records' place."""
-    doc = view.doc
-    gone = {doc.records[r].get("uuid") for r in dropped if isinstance(doc.records[r], dict)} - {None}
-    marker["uuid"] = cc_uuid("marker", *sorted(gone))
-    for r in range(stop, len(doc.records)):
-        rec = doc.records[r]
-        if isinstance(rec, dict) and rec.get("parentUuid") in gone:
-            rec["parentUuid"] = marker["uuid"]
-            doc.dirty.add(r)

@@ -31,7 +31,6 @@ import time
 from typing import Any
 
 from sanitizer.budget.cut import Drop, Planner, apply
-from sanitizer.budget.document import MARKER_FORMATS
 from sanitizer.budget.repair import MODES, repair_doc
 from sanitizer.config import Config, Rule
 from sanitizer.document import loader
@@ -197,7 +196,7 @@ def _drop_stage(san: Sanitizer, adapter: Adapter, view: View, size: int, max_tok
     protected = sorted(engine_scopes.protected | set(range(min(engine_scopes.head, default=0))))
     info: dict[str, Any] = {"protected_tokens": sum(counts[i] for i in protected),
                             "protected_messages": len(protected)}
-    if adapter.name not in MARKER_FORMATS:
+    if not adapter.can_drop_turns:
         info["why"] = f"dropping turns is not available for format {adapter.name}"
         return info
     planner = Planner(view, counts, engine_scopes, san.counter.count, max_tokens,

@@ -8,42 +8,26 @@
 Removing the last block of a message removes the message (a chat `tool` message, a Responses
 item, a Claude Code record), except in Anthropic Messages, where the emptied message keeps one
 text block saying what was removed so user/assistant alternation holds.  OpenHands and other
-formats without a stub shape are left as they are and reported.
+formats without a stub shape are left as they are and reported.  How a message loses parts and
+what a stub looks like are the adapter's hooks (`remove_parts`, `stub_result`, `stub_in_next`).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from sanitizer.budget.document import (
-    dialect,
-    is_nested,
-    item_of,
-    message_node,
-    splice,
-    stub_block,
-    stub_result_node,
-)
-from sanitizer.formats.base import _sort_key
+from sanitizer.budget.document import splice
+from sanitizer.formats.base import OTHER, RECORD_BLOCKS, item_of, path_sort_key
 from sanitizer.model import Document, Part, View, get_at
+from sanitizer.pairs import Pairs
 
 MODES = ("report", "strip", "stub")
-REMOVED_TEXT = "[tool result without a call removed]"
 
 
 def orphans(view: View) -> tuple[list[Part], list[Part]]:
-    """(unanswered calls, results without a call) of a view."""
-    calls = [p for p in view.parts if p.kind == "tool_call" and p.call_id]
-    results = [p for p in view.parts if p.role == "tool" and p.call_id]
-    called = {p.call_id for p in calls}
-    answered = {p.call_id for p in results}
-    seen: set[tuple[int, str]] = set()
-    lone = []
-    for p in results:  # one entry per result, even when its content holds several parts
-        if p.call_id not in called and (p.message, p.call_id) not in seen:
-            seen.add((p.message, p.call_id))  # type: ignore[arg-type]
-            lone.append(p)
-    return [p for p in calls if p.call_id not in answered], lone
+    """(unanswered calls, results without a call: one per message and id) of a view."""
+    pairs = Pairs(view)
+    return pairs.unanswered(), pairs.orphans(per_message=True)
 
 
 def repair_doc(doc: Document, views: list[View], mode: str) -> list[str]:
@@ -57,7 +41,7 @@ def repair_doc(doc: Document, views: list[View], mode: str) -> list[str]:
     inserts: dict[int, list[Any]] = {}
     edits: list[tuple[int, tuple, str, Any]] = []  # (record, path, op, value): op del | ins
     for view in views:
-        if dialect(view) == "other":
+        if view.adapter.dialect(view) == OTHER:
             unanswered, orphan_results = orphans(view)
             if unanswered or orphan_results:
                 notes.append(f"repair {mode}: not available for format {view.adapter.name}; "
@@ -65,7 +49,7 @@ def repair_doc(doc: Document, views: list[View], mode: str) -> list[str]:
             continue
         _plan(view, mode, notes, drop_records, inserts, edits)
     # In-record edits from the last path to the first, so list indices stay valid.
-    for record, path, op, value in sorted(edits, key=lambda e: (e[0], _sort_key(e[1]), e[2] == "ins"), reverse=True):
+    for record, path, op, value in sorted(edits, key=lambda e: (e[0], path_sort_key(e[1]), e[2] == "ins"), reverse=True):
         parent = get_at(doc.records[record], path[:-1])
         if op == "del":
             del parent[path[-1]]
@@ -91,7 +75,7 @@ def _plan(view: View, mode: str, notes: list[str], drop_records: set[int], inser
             _stub(view, p, inserts, edits)
     stubbed = {(e[0], e[1][:-1]) for e in edits if e[2] == "ins"}  # content lists that get a stub block
     for index, parts in by_msg.items():
-        _remove_parts(view, index, parts, drop_records, edits, stubbed)
+        view.adapter.remove_parts(view, view.messages[index], parts, drop_records, edits, stubbed)
     if orphan_results:
         ids = sorted({p.call_id or "" for p in orphan_results})
         notes.append(f"repair {mode}: removed {len(orphan_results)} tool result(s) without a call ({', '.join(ids[:8])}"
@@ -104,109 +88,27 @@ def _plan(view: View, mode: str, notes: list[str], drop_records: set[int], inser
                      f"({', '.join(sorted(p.call_id or '' for p in unanswered)[:8])})")
 
 
-def _remove_msg(view: View, index: int, drop_records: set[int], edits: list) -> None:
-    msg = view.messages[index]
-    if is_nested(view):
-        found = item_of(view, msg)
-        if found is not None:
-            edits.append((found[0], found[1] + (found[2],), "del", None))
-    else:
-        drop_records.update(msg.records)
-
-
-def _remove_parts(view: View, index: int, parts: list[Part], drop_records: set[int], edits: list,
-                  stubbed: set[tuple[int, tuple]]) -> None:
-    msg = view.messages[index]
-    kind = dialect(view)
-    if kind in ("responses", "codex"):
-        _remove_msg(view, index, drop_records, edits)  # each call / output is its own item
-        return
-    if kind == "chat":
-        results = [p for p in parts if p.role == "tool"]
-        if results:  # a tool message is one result
-            _remove_msg(view, index, drop_records, edits)
-            return
-        node = message_node(view, msg)
-        raw = get_at(view.doc.records[node[0]], node[1]) if node else None
-        calls = raw.get("tool_calls") if isinstance(raw, dict) else None
-        has_text = any(p.kind == "text" and p.text for p in view.parts_of(msg))
-        if node is None or not isinstance(calls, list):
-            return
-        if len(parts) >= len(calls) and not has_text:
-            _remove_msg(view, index, drop_records, edits)
-        elif len(parts) >= len(calls):
-            edits.append((node[0], node[1] + ("tool_calls",), "del", None))
-        else:
-            for p in parts:  # path: base + ("tool_calls", j, "function", "arguments")
-                at = p.path.index("tool_calls")
-                edits.append((p.record, p.path[: at + 2], "del", None))
-        return
-    # Anthropic blocks (plain, dataset dialect, Claude Code records).
-    blocks: dict[tuple[int, tuple], set[int]] = {}
-    for p in parts:
-        if p.role != "tool":
-            at = p.block if p.block is not None else p.path[:-1]  # the tool_use block
-        elif p.block is not None:
-            at = p.block[:-2]  # a text/image inside a tool_result's content list: the whole result
-        else:
-            at = p.path[:-1]  # tool_result with string (or no) content
-        blocks.setdefault((p.record, at[:-1]), set()).add(at[-1])
-    for (record, content_path), idxs in blocks.items():
-        content = get_at(view.doc.records[record], content_path)
-        if isinstance(content, list) and len(idxs) >= len(content) and (record, content_path) not in stubbed:
-            if kind == "claude_code":
-                drop_records.add(record)
-            else:
-                edits.append((record, content_path, "set", [{"type": "text", "text": REMOVED_TEXT}]))
-            continue
-        for i in sorted(idxs):
-            edits.append((record, content_path + (i,), "del", None))
-
-
 def _stub(view: View, call: Part, inserts: dict[int, list[Any]], edits: list) -> None:
-    kind = dialect(view)
+    adapter = view.adapter
+    kind = adapter.dialect(view)
     msg = view.messages[call.message]
-    doc = view.doc
-    call_rec = doc.records[call.record]
-    if kind == "anthropic":
-        nxt = view.messages[call.message + 1] if call.message + 1 < len(view.messages) else None
-        node = message_node(view, nxt) if nxt is not None and nxt.role == "user" else None
-        if node is not None:
-            content = get_at(doc.records[node[0]], node[1]).get("content")
-            path = node[1] + ("content",)
-            if isinstance(content, list):
-                lead = next((i for i, b in enumerate(content)
-                             if not (isinstance(b, dict) and b.get("type") == "tool_result")), len(content))
-                edits.append((node[0], path + (lead,), "ins", stub_block(call.call_id or "")))
-            else:
-                edits.append((node[0], path, "set", [stub_block(call.call_id or ""), {"type": "text", "text": content or ""}]
-                              if content else [stub_block(call.call_id or "")]))
-            return
-    item_type = None
-    if kind in ("responses", "codex"):
-        node = message_node(view, msg)
-        item = get_at(doc.records[node[0]], node[1]) if node else None
-        item_type = item.get("type") if isinstance(item, dict) else None
-    new = stub_result_node(view, call_rec, call.call_id or "", call.tool, item_type)
+    into_next = adapter.stub_in_next(view, call)
+    if into_next is not None:
+        edits.append(into_next)
+        return
+    new = adapter.stub_result(view, call)
     # After the call's message and any results that directly follow it.
     j = call.message
     while j + 1 < len(view.messages) and (view.messages[j + 1].role == "tool" or (
-            kind in ("claude_code",) and all(p.role == "tool" for p in view.parts_of(view.messages[j + 1]))
+            kind == RECORD_BLOCKS and all(p.role == "tool" for p in view.parts_of(view.messages[j + 1]))
             and view.messages[j + 1].parts)):
         j += 1
     after = view.messages[j]
-    if is_nested(view):
+    if adapter.nested(view):
         found = item_of(view, after)
         if found is not None:
             edits.append((found[0], found[1] + (found[2] + 1,), "ins", new))
         return
-    if kind == "claude_code" and j == call.message:
-        last = max(msg.records)
-        new["parentUuid"] = doc.records[last].get("uuid") if isinstance(doc.records[last], dict) else None
-        for r in range(last + 1, len(doc.records)):
-            rec = doc.records[r]
-            if isinstance(rec, dict) and rec.get("parentUuid") == new["parentUuid"] and new["parentUuid"]:
-                rec["parentUuid"] = new["uuid"]
-                doc.dirty.add(r)
-                break
+    if j == call.message:
+        adapter.link_stub(view, new, msg)
     inserts.setdefault(max(after.records) + 1, []).append(new)

@@ -15,8 +15,8 @@ import json
 from collections.abc import Iterator
 from typing import Any
 
-from sanitizer.formats.base import Adapter, is_real_signature, message_list, sample
-from sanitizer.model import Document, Message, Part, Path, View
+from sanitizer.formats.base import BLOCKS, STUB_TEXT, Adapter, Edit, is_real_signature, message_list, sample
+from sanitizer.model import Document, Message, Part, Path, View, get_at
 
 BLOCK_TYPES = {"text", "thinking", "redacted_thinking", "tool_use", "tool_result", "image", "document",
                "server_tool_use", "web_search_tool_result", "tool_reference"}
@@ -99,9 +99,93 @@ def read_result(view: View, msg: Message, record: int, at: Path, b: dict[str, An
                            meta={**meta, "empty": not text}))
 
 
+def stub_result_block(call_id: str) -> dict[str, Any]:
+    """A `tool_result` block saying no result was recorded for `call_id`."""
+    return {"type": "tool_result", "tool_use_id": call_id, "content": STUB_TEXT, "is_error": True}
+
+
+REMOVED_TEXT = "[tool result without a call removed]"
+
+
+def remove_blocks(view: View, parts: list[Part], drop_records: set[int], edits: list[Edit],
+                  stubbed: set[tuple[int, Path]], drop_emptied_records: bool = False) -> None:
+    """Plan removing the `tool_use` / `tool_result` blocks of `parts`.  A content list left
+    empty keeps one text block saying what was removed (user/assistant alternation holds), or
+    with `drop_emptied_records` its record goes."""
+    blocks: dict[tuple[int, Path], set[int]] = {}
+    for p in parts:
+        if p.role != "tool":
+            at = p.block if p.block is not None else p.path[:-1]  # the tool_use block
+        elif p.block is not None:
+            at = p.block[:-2]  # a text/image inside a tool_result's content list: the whole result
+        else:
+            at = p.path[:-1]  # tool_result with string (or no) content
+        blocks.setdefault((p.record, at[:-1]), set()).add(at[-1])
+    for (record, content_path), idxs in blocks.items():
+        content = get_at(view.doc.records[record], content_path)
+        if isinstance(content, list) and len(idxs) >= len(content) and (record, content_path) not in stubbed:
+            if drop_emptied_records:
+                drop_records.add(record)
+            else:
+                edits.append((record, content_path, "set", [{"type": "text", "text": REMOVED_TEXT}]))
+            continue
+        for i in sorted(idxs):
+            edits.append((record, content_path + (i,), "del", None))
+
+
+def stub_in_next_user(view: View, call: Part) -> Edit | None:
+    """A stub `tool_result` block put first among the results of the user message after `call`."""
+    nxt = view.messages[call.message + 1] if call.message + 1 < len(view.messages) else None
+    node = view.adapter.message_node(view, nxt) if nxt is not None and nxt.role == "user" else None
+    if node is None:
+        return None
+    content = get_at(view.doc.records[node[0]], node[1]).get("content")
+    path = node[1] + ("content",)
+    block = stub_result_block(call.call_id or "")
+    if isinstance(content, list):
+        lead = next((i for i, b in enumerate(content)
+                     if not (isinstance(b, dict) and b.get("type") == "tool_result")), len(content))
+        return node[0], path + (lead,), "ins", block
+    return node[0], path, "set", [block, {"type": "text", "text": content or ""}] if content else [block]
+
+
+def append_text_block(view: View, msg: Message, text: str) -> None:
+    """Append a text block to message `msg` (a string content becomes its first text block)."""
+    record, path = view.adapter.message_node(view, msg)
+    node = get_at(view.doc.records[record], path)
+    content = node.get("content")
+    block = {"type": "text", "text": text}
+    node["content"] = [{"type": "text", "text": content}, block] if isinstance(content, str) else [*content, block]
+    view.doc.dirty.add(record)
+
+
+def user_text_message(text: str) -> dict[str, Any]:
+    return {"role": "user", "content": [{"type": "text", "text": text}]}
+
+
 class Anthropic(Adapter):
     name = "anthropic"
     label = "Anthropic Messages"
+    can_drop_turns = True
+
+    def dialect(self, view: View) -> str:
+        return BLOCKS
+
+    def marker_node(self, view: View, text: str, near: int | None = None) -> Any:
+        return user_text_message(text)
+
+    def stub_result(self, view: View, call: Part) -> Any:
+        return {"role": "user", "content": [stub_result_block(call.call_id or "")]}
+
+    def append_text(self, view: View, msg: Message, text: str) -> None:
+        append_text_block(view, msg, text)
+
+    def stub_in_next(self, view: View, call: Part) -> Edit | None:
+        return stub_in_next_user(view, call)
+
+    def remove_parts(self, view: View, msg: Message, parts: list[Part], drop_records: set[int],
+                     edits: list[Edit], stubbed: set[tuple[int, Path]]) -> None:
+        remove_blocks(view, parts, drop_records, edits, stubbed)
 
     def sniff(self, doc: Document) -> int:
         if doc.container == "json-object" and isinstance(doc.records[0], dict) and "system" in doc.records[0]:

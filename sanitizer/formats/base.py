@@ -9,13 +9,25 @@ import json
 from collections.abc import Iterator
 from typing import Any
 
-from sanitizer.model import Damaged, Document, Part, Path, View, get_at
+from sanitizer.model import Damaged, Document, Message, Part, Path, View, get_at
 
 # A message located inside a document: (record index, path to the message inside it, the message).
 Located = tuple[int, Path, Any]
 
 # Strings at least this long in a duplicate store (toolUseResult, event_msg …) are linked as copies.
 COPY_MIN_CHARS = 200
+
+# Dialects: the message shapes budget mode, pair repair and `--check` reason about (`Adapter.dialect`).
+CHAT = "chat"  # role/content messages, calls in `tool_calls`, each result a `tool` message
+BLOCKS = "blocks"  # content blocks: `tool_use` in assistant messages, `tool_result` in user messages
+RECORD_BLOCKS = "record-blocks"  # blocks, one record per API message part, records chained by id
+ITEMS = "items"  # one item per message, call or call output
+OTHER = "other"  # none of these: no marker, no stub, no repair
+
+STUB_TEXT = "[no result recorded]"
+
+# An edit planned inside a record: (record, path, op, value) with op "del", "ins" or "set".
+Edit = tuple[int, Path, str, Any]
 
 
 class Adapter:
@@ -24,11 +36,17 @@ class Adapter:
     Subclasses set `name` and `label`, implement `sniff` (0–100: how sure the content is this
     format) and `views`, and override `text_node` when a replaced part needs a format-specific
     block (an Anthropic text block, a Responses `input_text` part …).
+
+    Budget mode, pair repair and `--check` know no format: they call the hooks below
+    (`dialect`, `can_drop_turns`, `nested`, `message_node`, `marker_node`, `append_text`,
+    `stub_result`, `stub_in_next`, `remove_parts`, `binds_next`, `link_marker`, `link_stub`).
+    The defaults fit a format whose turns cannot be dropped or stubbed.
     """
 
     name = ""
     label = ""
     where = ""  # where users have such files (README formats table)
+    can_drop_turns = False  # budget mode may replace turns by a marker (needs `marker_node`)
 
     def sniff(self, doc: Document) -> int:
         raise NotImplementedError
@@ -43,6 +61,66 @@ class Adapter:
     def stored(self, part: Part) -> Any:
         """The value written at `part.path` for the part's text (a format may re-encode it)."""
         return part.text
+
+    # -- hooks for budget mode, pair repair and --check ----------------------------------------------
+
+    def dialect(self, view: View) -> str:
+        """The message shape of `view`: CHAT, BLOCKS, RECORD_BLOCKS, ITEMS or OTHER."""
+        return OTHER
+
+    def nested(self, view: View) -> bool:
+        """True when messages are elements of a list inside a record rather than whole records."""
+        if view.doc.container == "json-object" or "record" in view.meta:
+            return True
+        seen: set[int] = set()
+        for m in view.messages:
+            for r in set(m.records):
+                if r in seen:
+                    return True
+                seen.add(r)
+        return False
+
+    def message_node(self, view: View, msg: Message) -> tuple[int, Path] | None:
+        """(record, path) of the message object itself (the dict holding role/content)."""
+        if self.nested(view):
+            found = item_of(view, msg)
+            return (found[0], found[1] + (found[2],)) if found else None
+        return msg.records[0], ()
+
+    def marker_node(self, view: View, text: str, near: int | None = None) -> Any:
+        """A standalone user message (or record) carrying `text`; `near` is the record it replaces."""
+        raise NotImplementedError(f"no marker message for format {self.name!r}")
+
+    def append_text(self, view: View, msg: Message, text: str) -> None:
+        """Append `text` to message `msg` (the BLOCKS dialect's marker joins the user message before
+        the dropped turns, so user/assistant alternation holds)."""
+        raise NotImplementedError(f"no text append for format {self.name!r}")
+
+    def stub_result(self, view: View, call: Part) -> Any:
+        """A standalone message (record, item) answering `call` with STUB_TEXT."""
+        raise NotImplementedError(f"no stub result for format {self.name!r}")
+
+    def stub_in_next(self, view: View, call: Part) -> Edit | None:
+        """An edit putting a stub result for `call` into the message after it (None: a
+        standalone `stub_result` is inserted instead)."""
+        return None
+
+    def remove_parts(self, view: View, msg: Message, parts: list[Part], drop_records: set[int],
+                     edits: list[Edit], stubbed: set[tuple[int, Path]]) -> None:
+        """Plan removing `parts` (tool calls or results of `msg`): records go to `drop_records`,
+        in-record edits to `edits`; `stubbed` are content lists that get a stub block.  The
+        default removes the whole message (one call or output per message)."""
+        remove_message(view, msg, drop_records, edits)
+
+    def binds_next(self, view: View, msg: Message) -> bool:
+        """True when `msg` must stay next to the message after it (a Responses `reasoning` item)."""
+        return False
+
+    def link_marker(self, view: View, marker: Any, dropped: list[int], stop: int) -> None:
+        """Fix links to the `dropped` records (before `stop`) after `marker` takes their place."""
+
+    def link_stub(self, view: View, stub: Any, call_msg: Message) -> None:
+        """Fix links after `stub` is inserted right after the records of `call_msg`."""
 
     def write(self, view: View) -> None:
         """Write every changed part of `view` back into its document."""
@@ -64,7 +142,7 @@ class Adapter:
                 if text is not None:
                     doc.set(record, path, text)
         # Deleting shifts list indices: go from the last path to the first.
-        for part in sorted(drops, key=lambda p: (p.record, _sort_key(p.block or p.path)), reverse=True):
+        for part in sorted(drops, key=lambda p: (p.record, path_sort_key(p.block or p.path)), reverse=True):
             self._drop(doc, part)
 
     def _drop(self, doc: Document, part: Part) -> None:
@@ -78,8 +156,35 @@ class Adapter:
         doc.dirty.add(part.record)
 
 
-def _sort_key(path: Path) -> tuple:
+def path_sort_key(path: Path) -> tuple:
+    """Orders paths so list indices compare as numbers (edits go from the last path to the first)."""
     return tuple((0, k) if isinstance(k, int) else (1, str(k)) for k in path)
+
+
+def item_of(view: View, msg: Message) -> tuple[int, Path, int] | None:
+    """(record, path of the list, index) of a nested message, found through its parts' paths."""
+    for i in msg.parts:
+        p = view.parts[i]
+        path = p.block if p.block is not None else p.path
+        node = view.doc.records[p.record]
+        for k, key in enumerate(path):
+            if isinstance(node, list) and isinstance(key, int):
+                return p.record, tuple(path[:k]), key
+            try:
+                node = node[key]
+            except (KeyError, IndexError, TypeError):
+                break
+    return None
+
+
+def remove_message(view: View, msg: Message, drop_records: set[int], edits: list[Edit]) -> None:
+    """Plan removing a whole message: its list item when nested, else its records."""
+    if view.adapter.nested(view):
+        found = item_of(view, msg)
+        if found is not None:
+            edits.append((found[0], found[1] + (found[2],), "del", None))
+    else:
+        drop_records.update(msg.records)
 
 
 def live_records(doc: Document) -> Iterator[tuple[int, Any]]:

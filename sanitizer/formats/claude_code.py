@@ -30,13 +30,25 @@ Versions and record kinds covered (files of Claude Code 1.0.x–2.1.39):
 
 from __future__ import annotations
 
+import uuid
 from collections import Counter
 from collections.abc import Iterator
 from typing import Any
 
-from sanitizer.formats.anthropic import read_blocks
-from sanitizer.formats.base import Adapter, live_records, sample, string_leaves
-from sanitizer.model import Document, Message, View
+from sanitizer.formats.anthropic import read_blocks, remove_blocks, stub_result_block
+from sanitizer.formats.base import (
+    RECORD_BLOCKS,
+    STUB_TEXT,
+    Adapter,
+    Edit,
+    live_records,
+    sample,
+    string_leaves,
+)
+from sanitizer.model import Document, Message, Part, Path, View
+
+_NS = uuid.UUID("6f1c2a57-2d1e-4d8e-9a51-5a11f17b0d6e")
+CONTEXT_KEYS = ("isSidechain", "userType", "cwd", "sessionId", "version", "gitBranch", "agentId", "slug")
 
 INJECTED_PREFIXES = ("<command-name>", "<command-message>", "<local-command-stdout>", "<local-command-stderr>",
                      "<command-args>", "Caveat: The messages below were generated", "<system-reminder>",
@@ -105,9 +117,74 @@ def _link_sidechains(view: View, subagents: dict[str, str]) -> None:
                 open_tasks.remove(p.call_id)
 
 
+def _context_keys(rec: Any) -> dict[str, Any]:
+    return {k: rec[k] for k in CONTEXT_KEYS if isinstance(rec, dict) and k in rec}
+
+
+def cc_uuid(*seeds: Any) -> str:
+    """A stable uuid for a record sanitizer adds (the same input gives the same output)."""
+    return str(uuid.uuid5(_NS, "|".join(map(str, seeds))))
+
+
 class ClaudeCode(Adapter):
     name = "claude_code"
     label = "Claude Code session JSONL"
+    can_drop_turns = True
+
+    def dialect(self, view: View) -> str:
+        return RECORD_BLOCKS
+
+    def message_node(self, view: View, msg: Message) -> tuple[int, Path] | None:
+        if self.nested(view):
+            return super().message_node(view, msg)
+        return msg.records[0], ("message",)
+
+    def marker_node(self, view: View, text: str, near: int | None = None) -> Any:
+        rec = view.doc.records[near] if near is not None and near < len(view.doc.records) else None
+        out: dict[str, Any] = {"parentUuid": rec.get("parentUuid") if isinstance(rec, dict) else None}
+        out.update(_context_keys(rec))
+        out.update({"type": "user", "message": {"role": "user", "content": text}, "isCompactSummary": True,
+                    "uuid": cc_uuid("marker", text), "timestamp": rec.get("timestamp") if isinstance(rec, dict) else None})
+        return out
+
+    def stub_result(self, view: View, call: Part) -> Any:
+        call_rec = view.doc.records[call.record]
+        call_id = call.call_id or ""
+        out: dict[str, Any] = {"parentUuid": call_rec.get("uuid") if isinstance(call_rec, dict) else None}
+        out.update(_context_keys(call_rec))
+        out.update({"type": "user", "message": {"role": "user", "content": [stub_result_block(call_id)]},
+                    "uuid": cc_uuid("stub", call_id),
+                    "timestamp": call_rec.get("timestamp") if isinstance(call_rec, dict) else None,
+                    "toolUseResult": STUB_TEXT})
+        return out
+
+    def remove_parts(self, view: View, msg: Message, parts: list[Part], drop_records: set[int],
+                     edits: list[Edit], stubbed: set[tuple[int, Path]]) -> None:
+        """Blocks go; a record left without blocks goes too (each result is its own record)."""
+        remove_blocks(view, parts, drop_records, edits, stubbed, drop_emptied_records=True)
+
+    def link_marker(self, view: View, marker: Any, dropped: list[int], stop: int) -> None:
+        """Keep the parentUuid chain whole: the marker takes the dropped records' place."""
+        doc = view.doc
+        gone = {doc.records[r].get("uuid") for r in dropped if isinstance(doc.records[r], dict)} - {None}
+        marker["uuid"] = cc_uuid("marker", *sorted(gone))
+        for r in range(stop, len(doc.records)):
+            rec = doc.records[r]
+            if isinstance(rec, dict) and rec.get("parentUuid") in gone:
+                rec["parentUuid"] = marker["uuid"]
+                doc.dirty.add(r)
+
+    def link_stub(self, view: View, stub: Any, call_msg: Message) -> None:
+        """The stub hangs under the call's last record; the record that did takes the stub as parent."""
+        doc = view.doc
+        last = max(call_msg.records)
+        stub["parentUuid"] = doc.records[last].get("uuid") if isinstance(doc.records[last], dict) else None
+        for r in range(last + 1, len(doc.records)):
+            rec = doc.records[r]
+            if isinstance(rec, dict) and rec.get("parentUuid") == stub["parentUuid"] and stub["parentUuid"]:
+                rec["parentUuid"] = stub["uuid"]
+                doc.dirty.add(r)
+                break
 
     def sniff(self, doc: Document) -> int:
         if doc.container == "json-object" and not isinstance(doc.records[0], dict):

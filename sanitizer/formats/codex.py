@@ -26,10 +26,11 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterator
+from typing import Any
 
 from sanitizer.formats.base import live_records, sample, string_leaves
 from sanitizer.formats.responses import ITEM_TYPES, Responses, read_item
-from sanitizer.model import Document, Part, View
+from sanitizer.model import Document, Message, Part, Path, View
 
 ENVELOPE_TYPES = {"session_meta", "response_item", "event_msg", "turn_context", "compacted"}
 PASS_ITEMS = {"ghost_snapshot", "compaction", "compaction_summary"}  # known items that are not messages
@@ -38,9 +39,33 @@ INJECTED_PREFIXES = ("<environment_context>", "<user_instructions>", "# AGENTS.m
                      "<user_shell_command>", "<turn_aborted>", "<subagent_notification>")
 
 
+def _enveloped(rec: Any) -> bool:
+    return isinstance(rec, dict) and rec.get("type") == "response_item"
+
+
+def _envelope(rec: Any, item: dict[str, Any]) -> Any:
+    """`item` in the layout of `rec`: wrapped in a `response_item` envelope, or bare (legacy)."""
+    if _enveloped(rec):
+        return {"timestamp": rec.get("timestamp"), "type": "response_item", "payload": item}
+    return item
+
+
 class Codex(Responses):
     name = "codex"
     label = "Codex CLI rollout JSONL"
+
+    def message_node(self, view: View, msg: Message) -> tuple[int, Path] | None:
+        if self.nested(view):
+            return super().message_node(view, msg)
+        rec = view.doc.records[msg.records[0]]
+        return msg.records[0], ("payload",) if _enveloped(rec) else ()
+
+    def marker_node(self, view: View, text: str, near: int | None = None) -> Any:
+        rec = view.doc.records[near] if near is not None and near < len(view.doc.records) else None
+        return _envelope(rec, super().marker_node(view, text, near))
+
+    def stub_result(self, view: View, call: Part) -> Any:
+        return _envelope(view.doc.records[call.record], super().stub_result(view, call))
 
     def sniff(self, doc: Document) -> int:
         if doc.container == "json-object" and not isinstance(doc.records[0], dict):

@@ -12,10 +12,27 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from sanitizer.formats.anthropic import Anthropic, anthropic_score, looks_like_anthropic_message, read_blocks
-from sanitizer.formats.base import live_records, sample
-from sanitizer.formats.openai_chat import ChatText, chat_score, looks_like_chat_message, read_chat_message
-from sanitizer.model import Document, View
+from sanitizer.formats.anthropic import (
+    Anthropic,
+    anthropic_score,
+    append_text_block,
+    looks_like_anthropic_message,
+    read_blocks,
+    remove_blocks,
+    stub_in_next_user,
+    stub_result_block,
+    user_text_message,
+)
+from sanitizer.formats.base import BLOCKS, CHAT, Edit, live_records, sample
+from sanitizer.formats.openai_chat import (
+    ChatText,
+    chat_score,
+    chat_stub,
+    looks_like_chat_message,
+    read_chat_message,
+    remove_chat_parts,
+)
+from sanitizer.model import Document, Message, Part, Path, View
 
 CONVERSATION_KEYS = ("messages", "traj", "conversation", "conversations")
 
@@ -34,6 +51,37 @@ def conversation_of(rec: Any) -> tuple[tuple, list] | None:
 class Dataset(ChatText):
     name = "dataset"
     label = "Dataset of conversations (JSONL / JSON list of episodes)"
+    can_drop_turns = True
+
+    def dialect(self, view: View) -> str:
+        return BLOCKS if any(p.meta.get("dialect") == "anthropic" for p in view.parts) else CHAT
+
+    def nested(self, view: View) -> bool:
+        return True
+
+    def marker_node(self, view: View, text: str, near: int | None = None) -> Any:
+        return user_text_message(text) if self.dialect(view) == BLOCKS else {"role": "user", "content": text}
+
+    def stub_result(self, view: View, call: Part) -> Any:
+        if self.dialect(view) == BLOCKS:
+            return {"role": "user", "content": [stub_result_block(call.call_id or "")]}
+        return chat_stub(call.call_id or "", call.tool)
+
+    def append_text(self, view: View, msg: Message, text: str) -> None:
+        if self.dialect(view) != BLOCKS:
+            super().append_text(view, msg, text)  # raises: chat episodes never merge a marker
+            return
+        append_text_block(view, msg, text)
+
+    def stub_in_next(self, view: View, call: Part) -> Edit | None:
+        return stub_in_next_user(view, call) if self.dialect(view) == BLOCKS else None
+
+    def remove_parts(self, view: View, msg: Message, parts: list[Part], drop_records: set[int],
+                     edits: list[Edit], stubbed: set[tuple[int, Path]]) -> None:
+        if self.dialect(view) == BLOCKS:
+            remove_blocks(view, parts, drop_records, edits, stubbed)
+        else:
+            remove_chat_parts(view, msg, parts, drop_records, edits)
 
     def sniff(self, doc: Document) -> int:
         if doc.container == "json-object":

@@ -24,7 +24,7 @@ from pathlib import Path as FilePath
 from typing import Any
 
 from sanitizer.formats.base import live_records, message_list, sample
-from sanitizer.formats.openai_chat import ChatText, chat_score, looks_like_chat_message, read_chat_message
+from sanitizer.formats.openai_chat import ChatMessages, chat_score, looks_like_chat_message, read_chat_message
 from sanitizer.model import Document, Part, View
 
 CONTENT_JSON_PREFIX = "\x00json:"
@@ -35,7 +35,7 @@ class StateDbError(ValueError):
     """A Hermes state.db cannot be read, or does not hold the requested session."""
 
 
-class Hermes(ChatText):
+class Hermes(ChatMessages):
     name = "hermes"
     label = "Hermes Agent session (JSON snapshot; state.db via --session)"
     where = 'JSON session snapshot, a session export JSONL, or `state.db` with `--session ID` (read-only)'

@@ -38,7 +38,7 @@ from typing import Any
 import regex
 
 from sanitizer.formats.base import message_list, string_leaves
-from sanitizer.formats.openai_chat import ChatText, chat_score, looks_like_chat_message, read_chat_message
+from sanitizer.formats.openai_chat import ChatMessages, chat_score, looks_like_chat_message, read_chat_message
 from sanitizer.model import Document, Part, Path, View
 
 COMMAND_BLOCK = regex.compile(r"```(?:mswea_bash_command|bash)[ \t]*\r?\n(.*?)\r?\n?```", regex.DOTALL)
@@ -80,7 +80,7 @@ def _link_extra(parts: list[Part], record: int, base: Path, extra: dict[str, Any
         results[0].copies.append((record, at))
 
 
-class MiniSweAgent(ChatText):
+class MiniSweAgent(ChatMessages):
     name = "mini_swe_agent"
     label = "mini-swe-agent trajectory"
 

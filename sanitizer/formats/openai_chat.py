@@ -15,8 +15,17 @@ import json
 from collections.abc import Iterator
 from typing import Any
 
-from sanitizer.formats.base import Adapter, data_uri_meta, message_list, sample
-from sanitizer.model import Document, Message, Part, Path, View
+from sanitizer.formats.base import (
+    CHAT,
+    STUB_TEXT,
+    Adapter,
+    Edit,
+    data_uri_meta,
+    message_list,
+    remove_message,
+    sample,
+)
+from sanitizer.model import Document, Message, Part, Path, View, get_at
 
 CHAT_ROLES = {"system", "developer", "user", "assistant", "tool", "function"}
 
@@ -100,7 +109,57 @@ class ChatText(Adapter):
         return {"type": "text", "text": text}
 
 
-class OpenAIChat(ChatText):
+def chat_stub(call_id: str, tool: str | None) -> dict[str, Any]:
+    """A `tool` message saying no result was recorded for `call_id`."""
+    out = {"role": "tool", "tool_call_id": call_id, "content": STUB_TEXT}
+    if tool:
+        out["name"] = tool
+    return out
+
+
+def remove_chat_parts(view: View, msg: Message, parts: list[Part], drop_records: set[int],
+                      edits: list[Edit]) -> None:
+    """Plan removing tool calls or results of a chat message: a `tool` message is one result; an
+    assistant message loses the calls (its `tool_calls`, or itself when nothing else is left)."""
+    if any(p.role == "tool" for p in parts):
+        remove_message(view, msg, drop_records, edits)
+        return
+    node = view.adapter.message_node(view, msg)
+    raw = get_at(view.doc.records[node[0]], node[1]) if node else None
+    calls = raw.get("tool_calls") if isinstance(raw, dict) else None
+    has_text = any(p.kind == "text" and p.text for p in view.parts_of(msg))
+    if node is None or not isinstance(calls, list):
+        return
+    if len(parts) >= len(calls) and not has_text:
+        remove_message(view, msg, drop_records, edits)
+    elif len(parts) >= len(calls):
+        edits.append((node[0], node[1] + ("tool_calls",), "del", None))
+    else:
+        for p in parts:  # path: base + ("tool_calls", j, "function", "arguments")
+            at = p.path.index("tool_calls")
+            edits.append((p.record, p.path[: at + 2], "del", None))
+
+
+class ChatMessages(ChatText):
+    """Hooks of the formats whose messages are chat messages (budget mode, repair, check)."""
+
+    can_drop_turns = True
+
+    def dialect(self, view: View) -> str:
+        return CHAT
+
+    def marker_node(self, view: View, text: str, near: int | None = None) -> Any:
+        return {"role": "user", "content": text}
+
+    def stub_result(self, view: View, call: Part) -> Any:
+        return chat_stub(call.call_id or "", call.tool)
+
+    def remove_parts(self, view: View, msg: Message, parts: list[Part], drop_records: set[int],
+                     edits: list[Edit], stubbed: set[tuple[int, Path]]) -> None:
+        remove_chat_parts(view, msg, parts, drop_records, edits)
+
+
+class OpenAIChat(ChatMessages):
     name = "openai_chat"
     label = "OpenAI Chat Completions messages"
 

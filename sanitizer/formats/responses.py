@@ -16,8 +16,8 @@ import json
 from collections.abc import Iterator
 from typing import Any
 
-from sanitizer.formats.base import Adapter, data_uri_meta, message_list
-from sanitizer.model import Document, Part, Path, View
+from sanitizer.formats.base import ITEMS, STUB_TEXT, Adapter, data_uri_meta, message_list
+from sanitizer.model import Document, Message, Part, Path, View, get_at
 
 ITEM_TYPES = {"message", "function_call", "function_call_output", "reasoning", "custom_tool_call",
               "custom_tool_call_output", "local_shell_call", "local_shell_call_output", "web_search_call"}
@@ -114,9 +114,40 @@ def read_item(view: View, record: int, base: Path, it: dict[str, Any]) -> None:
                                                                     "replaced_as": "thinking"}))
 
 
+OUTPUT_TYPES = {"custom_tool_call": "custom_tool_call_output", "local_shell_call": "local_shell_call_output"}
+
+
 class Responses(Adapter):
     name = "responses"
     label = "OpenAI Responses items"
+    can_drop_turns = True
+
+    def dialect(self, view: View) -> str:
+        return ITEMS
+
+    def item(self, view: View, msg: Message) -> Any:
+        """The item a message is read from (None when it cannot be found)."""
+        node = self.message_node(view, msg)
+        if node is None:
+            return None
+        try:
+            return get_at(view.doc.records[node[0]], node[1])
+        except (KeyError, IndexError, TypeError):
+            return None
+
+    def marker_node(self, view: View, text: str, near: int | None = None) -> Any:
+        return {"type": "message", "role": "user", "content": [{"type": "input_text", "text": text}]}
+
+    def stub_result(self, view: View, call: Part) -> Any:
+        item = self.item(view, view.messages[call.message])
+        call_type = item.get("type") if isinstance(item, dict) else None
+        return {"type": OUTPUT_TYPES.get(call_type or "", "function_call_output"), "call_id": call.call_id or "",
+                "output": STUB_TEXT}
+
+    def binds_next(self, view: View, msg: Message) -> bool:
+        """A `reasoning` item stays next to the item it produced."""
+        item = self.item(view, msg)
+        return isinstance(item, dict) and item.get("type") == "reasoning"
 
     def text_node(self, part: Part, text: str) -> Any:
         kind = part.meta.get("text_type") or ("output_text" if part.role == "assistant" else "input_text")

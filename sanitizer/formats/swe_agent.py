@@ -34,7 +34,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from sanitizer.formats.openai_chat import ChatText, read_chat_message
+from sanitizer.formats.openai_chat import ChatMessages, read_chat_message
 from sanitizer.model import Document, Message, Part, View
 
 STEP_TEXT_KEYS = ("response", "thought", "action", "observation")
@@ -50,7 +50,7 @@ def command_of(m: dict[str, Any]) -> str | None:
     return action if isinstance(action, str) else None
 
 
-class SweAgent(ChatText):
+class SweAgent(ChatMessages):
     name = "swe_agent"
     label = "SWE-agent trajectory (.traj)"
 
