@@ -283,3 +283,12 @@ def test_corpus_sessions_render_in_the_browser(path: Path, tmp_path: Path) -> No
     assert seen["resources"] == []
     assert seen["shown"][""] == result.report.messages == len(sections(page))
     assert all(k > 0 for k in seen["opened"]) or not seen["opened"]
+
+
+def test_each_conversation_of_a_dataset_gets_a_heading() -> None:
+    lines = "\n".join(json.dumps({"messages": chat(3, body=f"episode {k}")}) for k in range(3))
+    result = Sanitizer(count_tokens=False).sanitize_text(lines)
+    page = render_html(result)
+    assert len(result.views) == 3
+    assert re.findall(r'<h2 class="conv">conversation (\d+)</h2>', page) == ["1", "2", "3"]
+    assert [c for _, c, _, _, _ in sections(page)] == [c for c, v in enumerate(result.views) for _ in v.messages]

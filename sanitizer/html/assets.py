@@ -27,6 +27,7 @@ th:first-child,td:first-child{text-align:left}
 .msg{content-visibility:auto;contain-intrinsic-size:auto 160px;background:var(--card);border:1px solid var(--line);
 border-radius:7px;margin:0 0 10px;padding:8px 12px}
 .msg[hidden]{display:none}
+h2.conv{font-size:13px;color:var(--mut);margin:16px 0 6px;font-weight:600}
 .head{display:flex;gap:10px;align-items:center;font-size:12px;color:var(--mut)}
 .role{font-weight:600;text-transform:uppercase;color:var(--fg)}
 .badge{border-radius:4px;padding:0 6px;font-size:11px;font-weight:600}

@@ -106,7 +106,13 @@ def _tools(page: Page) -> str:
 def render(page: Page) -> str:
     """The whole document of `page`."""
     top = max((max(m.before, m.after) for m in page.messages), default=0)
-    body = "\n".join(_message(m, top, page.unit) for m in page.messages)
+    many = len({m.conversation for m in page.messages}) > 1
+    out: list[str] = []
+    for m in page.messages:
+        if many and m.index == 0:  # a dataset holds many conversations: each gets a heading
+            out.append(f'<h2 class="conv">conversation {m.conversation + 1}</h2>')
+        out.append(_message(m, top, page.unit))
+    body = "\n".join(out)
     legend = (f'<p class="sum">bars: <span style="color:var(--mut)">grey</span> = {page.unit} before, '
               f'<span style="color:var(--after)">blue</span> = after; an orange edge marks a changed part.</p>')
     return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
