@@ -171,7 +171,7 @@ def test_any_text_appears_escaped_and_never_as_markup(texts: list[str]) -> None:
 
 # --- in a real browser -------------------------------------------------------------------------------
 
-needs_chromium = pytest.mark.skipif(not browser.available(), reason="needs Debian's chromium at /usr/bin/chromium")
+needs_chromium = pytest.mark.skipif(not browser.available(), reason="needs Debian's chromium at /usr/bin/chromium (or SANITIZER_CHROMIUM=path)")
 
 PROBE = """<script>(function(){
 document.querySelectorAll('.msg').forEach(function(m){ m.style.contentVisibility='visible'; });

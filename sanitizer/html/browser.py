@@ -10,7 +10,7 @@ import subprocess
 import tempfile
 from pathlib import Path
 
-CHROMIUM = "/usr/bin/chromium"
+CHROMIUM = os.environ.get("SANITIZER_CHROMIUM", "/usr/bin/chromium")  # another build: set the variable
 FLAGS = ("--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
          "--disable-background-networking", "--disable-component-update", "--disable-sync",
          "--hide-scrollbars", "--mute-audio")

@@ -37,7 +37,8 @@ def _part(p: PartRow) -> str:
     rules = list(dict.fromkeys(c.rule for c in p.cuts))
     if changed:
         why = "; ".join(f"{r}: {reason_of(r)}" for r in rules) or "changed by a rule"
-        removed = sum(c.removed_chars for c in p.cuts)
+        # a cut in a linked copy (Claude Code's toolUseResult) removes the same text again: not counted twice
+        removed = sum(c.removed_chars for c in p.cuts if not c.copy) or sum(c.removed_chars for c in p.cuts)
         name = ", ".join(rules) or "changed"
         body = ("(image data, not shown)" if p.image else p.removed or "")
         out.append(f'<details class="cut" data-rules="{esc(" ".join(rules))}"><summary title="{esc(why)}">'
