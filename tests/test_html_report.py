@@ -292,3 +292,13 @@ def test_each_conversation_of_a_dataset_gets_a_heading() -> None:
     assert len(result.views) == 3
     assert re.findall(r'<h2 class="conv">conversation (\d+)</h2>', page) == ["1", "2", "3"]
     assert [c for _, c, _, _, _ in sections(page)] == [c for c, v in enumerate(result.views) for _ in v.messages]
+
+
+def test_cuts_outside_the_messages_are_listed_without_their_text() -> None:
+    text = EXAMPLE.read_text(encoding="utf-8") + f'{{"type": "user", broken line GITHUB_TOKEN={SECRET}\n'
+    result = Sanitizer(count_tokens=False).sanitize_text(text, "session.jsonl")
+    page = render_html(result)
+    assert SECRET not in result.dumps() and SECRET not in page
+    rows = re.findall(r"<tr><td title=\"[^\"]*\">([^<]*)</td><td>(\d*)</td>", page.split('id="elsewhere"')[1])
+    last = len(text.splitlines())
+    assert ("redact-secrets", str(last)) in rows

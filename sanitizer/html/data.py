@@ -90,6 +90,8 @@ class Page:
     messages: list[MessageRow]
     rules: list[tuple[str, int, int, int | None]]  # name, hits, chars saved, tokens saved
     totals: dict[str, Any]
+    # cuts outside every message part (a damaged line, a record no reader maps): rule, line, path, chars
+    elsewhere: list[tuple[str, int | None, str, int]] = field(default_factory=list)
 
 
 def _kept_spans(text: str) -> list[tuple[int, int]]:
@@ -133,6 +135,7 @@ def build(result: Any, title: str | None = None) -> Page:
     afters: list[list[str]] = []
     to_redact: list[PartRow] = []
     originals: list[str] = []
+    mapped: set[tuple[int, tuple[Any, ...]]] = set()
     for c, view in enumerate(result.views):
         latest = next((m.index for m in reversed(view.messages) if is_user_ask(view, m)), None)
         for msg in view.messages:
@@ -149,7 +152,9 @@ def build(result: Any, title: str | None = None) -> Page:
                 keys = [(p.record, tuple(p.path))]
                 if p.block is not None:
                     keys.append((p.record, tuple(p.block)))
-                for key in keys:
+                keys.extend((record, tuple(path)) for record, path in p.copies)
+                mapped.update(keys)
+                for key in keys[:2 if p.block is not None else 1]:
                     row_part.cuts.extend(CutRow(k.rule, k.removed_chars, k.line, False) for k in index.get(key, ()))
                 for record, path in p.copies:
                     row_part.cuts.extend(CutRow(k.rule, k.removed_chars, k.line, True)
@@ -169,8 +174,10 @@ def build(result: Any, title: str | None = None) -> Page:
         row_part.removed = clean
     # The "before" size of a changed part counts its redacted original (same figure as shown).
     unit = _measure(result, rows, _redacted_befores(rows, befores), afters)
+    elsewhere = [(k.rule, k.line, "/".join(map(str, k.path)) or "(whole record)", k.removed_chars)
+                 for k in result.report.cuts if (k.record, tuple(k.path)) not in mapped]
     return Page(title=title or f"sanitizer report · {result.report.source}", unit=unit, messages=rows,
-                rules=_rule_rows(result), totals=_totals(result))
+                rules=_rule_rows(result), totals=_totals(result), elsewhere=elsewhere)
 
 
 def _redacted_befores(rows: list[MessageRow], befores: list[list[str]]) -> list[list[str]]:

@@ -95,6 +95,15 @@ def _rules_table(page: Page) -> str:
     return f'<table id="rules">{head}{"".join(rows)}</table>'
 
 
+def _elsewhere(page: Page) -> str:
+    if not page.elsewhere:
+        return ""
+    rows = "".join(f'<tr><td title="{esc(reason_of(rule))}">{esc(rule)}</td><td>{"" if line is None else line}</td>'
+                   f"<td>{esc(path)}</td><td>{chars:,}</td></tr>" for rule, line, path, chars in page.elsewhere)
+    return ('<h2 style="font-size:14px;margin:14px 0 6px">cuts outside the messages</h2>'
+            f'<table id="elsewhere"><tr><th>rule</th><th>line</th><th>path</th><th>chars</th></tr>{rows}</table>')
+
+
 def _tools(page: Page) -> str:
     boxes = "".join(f'<label><input type="checkbox" data-role="{esc(r)}" checked> {esc(r)}</label>'
                     for r in roles(page.messages))
@@ -121,5 +130,5 @@ def render(page: Page) -> str:
             f"<title>{esc(page.title)}</title><style>{CSS}</style></head><body>"
             f'<header><h1>{esc(page.title)}</h1><div class="sum">{_summary(page)}</div>{_tools(page)}</header>'
             f'<main><div id="messages">\n{body}\n</div><aside><h2 style="font-size:14px;margin:0 0 6px">'
-            f"totals per rule</h2>{_rules_table(page)}{legend}</aside></main>"
+            f"totals per rule</h2>{_rules_table(page)}{_elsewhere(page)}{legend}</aside></main>"
             f"<script>{JS}</script></body></html>\n")
