@@ -84,6 +84,23 @@ def test_each_cut_is_shown_at_its_part_with_rule_and_reason(example: tuple[Any, 
     assert 'title="drop-thinking: reasoning of older turns is dropped' in page
 
 
+def test_bars_add_up_to_the_report_totals(example: tuple[Any, str]) -> None:
+    result, page = example
+    before = [int(x) for x in re.findall(r'data-before="(\d+)"', page)]
+    after = [int(x) for x in re.findall(r'data-after="(\d+)"', page)]
+    assert len(before) == len(after) == result.report.messages
+    assert (sum(before), sum(after)) == (result.report.tokens_before, result.report.tokens_after)
+    widths = [float(w) for w in re.findall(r'<b style="width:([\d.]+)%"', page)]
+    assert max(widths) <= 100 and len(widths) == result.report.messages
+
+
+def test_lone_surrogates_are_written_as_replacement_characters(tmp_path: Path) -> None:
+    msgs = chat(2)
+    msgs[-1]["content"] = "broken \ud800 text"
+    page = write_html(sanitize(msgs), tmp_path / "r.html").read_text(encoding="utf-8")
+    assert "broken \ufffd text" in page
+
+
 def test_filter_data_matches_the_messages_and_rules(example: tuple[Any, str]) -> None:
     result, page = example
     roles = {m.role for v in result.views for m in v.messages}
@@ -155,7 +172,8 @@ def test_page_without_token_counts_shows_chars(tmp_path: Path) -> None:
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(st.lists(st.text(min_size=1, max_size=60), min_size=1, max_size=6))
+@given(st.lists(st.text(st.characters(codec=None, exclude_categories=()), min_size=1, max_size=60),
+                min_size=1, max_size=6))
 def test_any_text_appears_escaped_and_never_as_markup(texts: list[str]) -> None:
     msgs = [{"role": "user" if i % 2 == 0 else "assistant", "content": t} for i, t in enumerate(texts)]
     result = Sanitizer(count_tokens=False).sanitize(msgs)
@@ -165,7 +183,7 @@ def test_any_text_appears_escaped_and_never_as_markup(texts: list[str]) -> None:
     assert references(page) == []
     for p in result.views[0].parts:
         if p.text and not p.dropped:
-            clean = part_text(p).encode("utf-8", "replace").decode("utf-8")  # as the summarizer reads it
+            clean = re.sub("[\ud800-\udfff]", "\ufffd", part_text(p))  # as the summarizer reads it
             assert html.escape(clean) in page or "<mark" in page
 
 

@@ -3,14 +3,17 @@
 from __future__ import annotations
 
 import html
+import re
 
 from sanitizer.html.assets import CSS, JS
 from sanitizer.html.data import MessageRow, Page, PartRow, reason_of, roles
 
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
 
 def esc(text: str) -> str:
     """`text` escaped for HTML content and attributes (lone surrogates become U+FFFD)."""
-    return html.escape(text.encode("utf-8", "replace").decode("utf-8"), quote=True)
+    return html.escape(_SURROGATE.sub("\ufffd", text), quote=True)
 
 
 def _marked(text: str, spans: list[tuple[int, int]]) -> str:
