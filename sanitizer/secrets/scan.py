@@ -158,8 +158,22 @@ def redact(text: str, *, fast: bool = True) -> tuple[str, list[str]]:
     The patterns apply one after the other, each to the previous one's output (a pattern with
     `needs` only to a text holding one of them).  `fast=False` scans with every pattern everywhere
     instead of next to anchors: the same result, slower (the reference for tests).
+
+    A value that runs into an earlier marker ends there, and the text is scanned again (the scan
+    had skipped to the match's end), so a second call never finds more.
     """
     removed: list[str] = []
+    for _ in range(4):  # each round redacts more of a text where a value ran into a marker
+        text, found, rescan = _redact_once(text, fast)
+        removed += found
+        if not (rescan and found):
+            break
+    return text, removed
+
+
+def _redact_once(text: str, fast: bool) -> tuple[str, list[str], bool]:
+    removed: list[str] = []
+    rescan = False
     low: str | None = None
     hits: dict[str, list[int]] = {}
     for sp in PATTERNS:
@@ -180,6 +194,11 @@ def redact(text: str, *, fast: bool = True) -> tuple[str, list[str]]:
             s, e = m.span("value") if has_value else (-1, -1)
             if s < 0:  # no `value` group, or not in the branch that matched: the whole match
                 s, e = m.span()
+            cut = text.find("[REDACTED:", s, e)
+            if cut >= 0:  # a value ends where an earlier marker starts; what follows is scanned again
+                rescan, e = True, cut
+                if e == s:
+                    continue
             value = text[s:e]
             if _not_a_secret(sp, value):
                 continue
@@ -191,7 +210,7 @@ def redact(text: str, *, fast: bool = True) -> tuple[str, list[str]]:
             text = "".join(pieces)
             low = None  # the text changed
             hits.clear()
-    return text, removed
+    return text, removed, rescan
 
 
 # Joins texts for one scan: no pattern matches across it (every value class stops at whitespace
