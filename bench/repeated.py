@@ -21,7 +21,7 @@ MB = 1024 * 1024
 
 def make(path: Path, size: int) -> Path:
     sources = sorted(CORPUS.glob("*.jsonl"))
-    body = "".join(p.read_text(encoding="utf-8") for p in sources)
+    body = "".join(p.read_text(encoding="utf-8").rstrip("\n") + "\n" for p in sources)
     with path.open("w", encoding="utf-8") as out:
         written = 0
         while written < size:
@@ -51,7 +51,13 @@ def main() -> None:
             out = Path(tmp) / "out.jsonl"
 
             def plain(path: Path = path, out: Path = out) -> None:
-                out.write_text("\n".join(json.dumps(json.loads(line)) for line in path.read_text().splitlines()))
+                done = []
+                for line in path.read_text(encoding="utf-8").split("\n"):
+                    try:
+                        done.append(json.dumps(json.loads(line)))
+                    except ValueError:  # a damaged line is copied as it is (as sanitize does)
+                        done.append(line)
+                out.write_text("\n".join(done), encoding="utf-8")
 
             def ours(path: Path = path, out: Path = out) -> None:
                 out.write_text(san.sanitize_file(path).dumps())
