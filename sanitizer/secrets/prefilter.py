@@ -202,20 +202,26 @@ _DB: Any = None
 
 
 def _build(patterns: Sequence[Any]) -> None:
-    global _DB
+    """Derive every pattern's candidates and compile the database (built in locals, published
+    at the end, so a thread that races here only builds the same thing twice)."""
+    global _CANDS, _IDS, _BEST, _DB
     literals: dict[str, int] = {}
+    cands_of: list[tuple[Candidate, ...]] = []
+    ids_of: list[tuple[tuple[int, ...], ...]] = []
+    best_of: list[Candidate] = []
     for sp in patterns:
         # `regex.IGNORECASE` given as a flag rather than inline: no literal holds.
         cands = () if sp.folded or sp.pattern.flags & 0x2 else anchors_of(sp.pattern.pattern)
-        _CANDS.append(cands)
-        _BEST.append(max(cands, key=_rank) if cands else ((), _UNBOUNDED))
-        _IDS.append(tuple(tuple(literals.setdefault(lit, len(literals)) for lit in lits) for lits, _ in cands))
-    if not literals:
-        return
-    db = _hs.Database(mode=_hs.HS_MODE_BLOCK)
-    db.compile(expressions=[_escape(lit) for lit in literals], ids=list(literals.values()),
-               elements=len(literals), flags=[_hs.HS_FLAG_SINGLEMATCH] * len(literals))
-    _DB = db
+        cands_of.append(cands)
+        best_of.append(max(cands, key=_rank) if cands else ((), _UNBOUNDED))
+        ids_of.append(tuple(tuple(literals.setdefault(lit, len(literals)) for lit in lits) for lits, _ in cands))
+    db = None
+    if literals:
+        db = _hs.Database(mode=_hs.HS_MODE_BLOCK)
+        db.compile(expressions=[_escape(lit) for lit in literals], ids=list(literals.values()),
+                   elements=len(literals), flags=[_hs.HS_FLAG_SINGLEMATCH] * len(literals))
+    _IDS, _BEST, _DB = ids_of, best_of, db
+    _CANDS = cands_of  # last: `gate` builds until this is set
 
 
 def gate(text: str, patterns: Sequence[Any]) -> Gate | None:
