@@ -169,27 +169,46 @@ def _reference(newest: Part, ctx: Context) -> str:
     return f"[same output as {tool} result in message {newest.message} below]"
 
 
-def dedupe_tool_results(parts: list[Part], opts: DedupeOptions, ctx: Context) -> dict[int, Change]:
-    memo: dict[str, str] = ctx.cache.setdefault("dedupe-tool-results", {})
-    everything = ctx.view.parts if ctx.view is not None else parts
-    position = {id(p): i for i, p in enumerate(everything)}
-    # The newest tool_result holding each long text, over the whole view (the tail included).
-    # A digest line is already a one-line summary: two equal digests are not a repeated output.
+def _positions(everything: list[Part], ctx: Context) -> dict[int, int]:
+    """Index of each part of the view by id, kept for the run: a linked copy's one-part batch
+    (one per copy) must not rebuild it over the whole view.  The view's list only ever grows."""
+    kept = ctx.cache.get("dedupe-tool-results:positions")
+    if kept is None or kept[0] is not everything or kept[1] != len(everything):
+        kept = (everything, len(everything), {id(p): i for i, p in enumerate(everything)})
+        ctx.cache["dedupe-tool-results:positions"] = kept
+    return kept[2]
+
+
+def _newest(everything: list[Part], opts: DedupeOptions) -> dict[str, tuple[int, Part]]:
+    """The newest tool_result holding each long text, over the whole view (the tail included).
+
+    A digest line is already a one-line summary: two equal digests are not a repeated output.
+    """
     newest: dict[str, tuple[int, Part]] = {}
     for i, p in enumerate(everything):
         if (p.kind == "tool_result" and not (p.dropped or p.replaced) and len(p.text) >= opts.min_chars
                 and not is_digest(p.text)):
             newest[p.text] = (i, p)
+    return newest
+
+
+def dedupe_tool_results(parts: list[Part], opts: DedupeOptions, ctx: Context) -> dict[int, Change]:
+    memo: dict[str, str] = ctx.cache.setdefault("dedupe-tool-results", {})
+    everything = ctx.view.parts if ctx.view is not None else parts
+    position = _positions(everything, ctx)
+    newest: dict[str, tuple[int, Part]] | None = None  # built at the first part of the view
     out: dict[int, Change] = {}
     for n, part in enumerate(parts):
         if part.kind != "tool_result" or len(part.text) < opts.min_chars:
             continue
         at = position.get(id(part))
+        if newest is None and at is not None:
+            newest = _newest(everything, opts)
         if at is None:  # a linked copy (Claude Code toolUseResult): follow what its part got
             if part.call_id is not None and part.call_id in memo:
                 out[n] = Change(text=memo[part.call_id])
             continue
-        hit = newest.get(part.text)
+        hit = newest.get(part.text)  # type: ignore[union-attr]
         if hit is None or hit[0] <= at:
             continue
         ref = _reference(hit[1], ctx)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import gc
 import json
+import re
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -16,6 +17,9 @@ from typing import Any
 from sanitizer.document import json_numbers
 from sanitizer.document.json_indent import dumps_indented
 from sanitizer.model import Damaged, Document, Problem
+
+# `\s` is `str.isspace` (what `str.strip` removes), so this finds what stripping would keep.
+_NON_SPACE = re.compile(r"\S")
 
 
 class InputError(ValueError):
@@ -60,18 +64,21 @@ def from_object(obj: Any, source: str = "<memory>") -> Document:
 
 def from_text(text: str, source: str = "<input>") -> Document:
     """Parse JSON (a list or an object) or JSONL text into a document."""
-    stripped = text.lstrip()
-    if not stripped:
+    # Positions instead of stripped copies: a big text is not copied to look at its edges.
+    first = _NON_SPACE.search(text)
+    if first is None:
         return Document(records=[], container="jsonl", source=source, raw_lines=[], trailing_newline=False)
-    first_line_end = stripped.find("\n")
-    single_line = first_line_end == -1 or not stripped[first_line_end:].strip()
-    looks_jsonl = source.endswith(".jsonl") and not stripped.startswith("[")
-    if stripped[0] in "[{" and (not looks_jsonl or single_line and stripped[0] == "["):
+    start = first.start()
+    lead = text[start]
+    first_line_end = text.find("\n", start)
+    single_line = first_line_end == -1 or _NON_SPACE.search(text, first_line_end) is None
+    looks_jsonl = source.endswith(".jsonl") and lead != "["
+    if lead in "[{" and (not looks_jsonl or single_line and lead == "["):
         try:
             with gc_paused():
                 value = _decode(text)  # non-finite numbers kept as written (json_numbers)
         except json.JSONDecodeError as exc:
-            if stripped[0] == "[" or single_line:
+            if lead == "[" or single_line:
                 raise InputError(f"{source}:{exc.lineno}: not valid JSON: {exc.msg} (column {exc.colno})") from exc
         else:
             doc = from_value(value, source)

@@ -1,0 +1,114 @@
+"""The `[fast]` extra changes no byte: the hyperscan pass only skips patterns that cannot match.
+
+With the extra switched off (`prefilter.ENABLED = False`, what `SANITIZER_PLAIN=1` or a missing
+hyperscan gives) and on, the credential scan, and whole runs on real files, give the same bytes
+and the same report.  The plain path without the extra is `test_plain_path.py`.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("hyperscan", reason="the [fast] extra (hyperscan) is not installed: pip install -e '.[fast]'")
+
+from conftest import EXAMPLE, corpus_params  # noqa: E402
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+from sanitizer import Sanitizer  # noqa: E402
+from sanitizer.secrets import prefilter  # noqa: E402
+from sanitizer.secrets import scan as secrets  # noqa: E402
+
+
+def both(monkeypatch: pytest.MonkeyPatch, fn, *args):  # noqa: ANN001, ANN202
+    """`fn(*args)` with the extra on, then off."""
+    monkeypatch.setattr(prefilter, "ENABLED", True)
+    fast = fn(*args)
+    monkeypatch.setattr(prefilter, "ENABLED", False)
+    plain = fn(*args)
+    monkeypatch.setattr(prefilter, "ENABLED", True)
+    return fast, plain
+
+
+TRUE = [e.text for k in secrets.KINDS for e in k.true]
+FALSE = [t for k in secrets.KINDS for t in k.false]
+FRAGMENTS = [*TRUE, *FALSE, " ", "\n", "\\n", "=", ":", '"', "'", "/", ".", "-", "_", "é", "的", "🙂", "ſ", "İ",
+             "token", "password", "key", "AKIA", "sk-", "gh", "xox", "://", "machine", "--", "@", "?", "&", "\x00"]
+
+
+def test_every_match_holds_its_anchors() -> None:
+    """The derivation is sound on every example: each candidate's literal sits within its reach."""
+    prefilter.gate("x" * prefilter.MIN_CHARS, secrets.PATTERNS)
+    checked = 0
+    for index, sp in enumerate(secrets.PATTERNS):
+        for text in TRUE + FALSE:
+            for m in sp.pattern.finditer(text):
+                for lits, reach in prefilter._CANDS[index]:
+                    end = m.end() if reach >= prefilter._UNBOUNDED else min(m.start() + reach, m.end())
+                    assert any(0 <= m.group().find(lit) <= end - m.start() for lit in lits), (sp.kind, lits, reach)
+                    checked += 1
+    assert checked > 100
+
+
+def test_most_patterns_are_gated() -> None:
+    prefilter.gate("x" * prefilter.MIN_CHARS, secrets.PATTERNS)
+    gated = sum(1 for c in prefilter._CANDS if c)
+    assert gated >= len(secrets.PATTERNS) * 3 // 4
+
+
+def test_no_anchors_where_re_reads_differently() -> None:
+    assert prefilter.anchors_of(r"(?i)secret_key=\S+") == ()
+    assert prefilter.anchors_of(r"\p{L}+token") == ()
+    assert prefilter.anchors_of(r"[[a-z]--[k]]abc") == ()
+    assert prefilter.anchors_of(r"(") == ()
+    # A case-ignoring group is opaque: only its width counts.
+    assert prefilter.anchors_of(r"ab(?i:cd)ef") == ((("ab",), 0), (("ef",), 4))
+
+
+def test_literal_classes_fan_out_and_branches_unite() -> None:
+    assert prefilter.anchors_of(r"gh[pos]_[A-Z]{3}") == ((("ghp_", "gho_", "ghs_"), 0),)
+    assert prefilter.anchors_of(r"x?(?:abc|de)") == ((("abc", "de"), 1),)
+    # After an unbounded part the literal only tells whether the pattern may match.
+    assert prefilter.anchors_of(r"[a-z]++:secret") == (((":secret",), prefilter._UNBOUNDED),)
+
+
+def test_short_texts_and_the_switch_skip_the_pass(monkeypatch: pytest.MonkeyPatch) -> None:
+    assert prefilter.gate("short", secrets.PATTERNS) is None
+    assert prefilter.gate("x" * prefilter.MIN_CHARS, secrets.PATTERNS) is not None
+    monkeypatch.setattr(prefilter, "ENABLED", False)
+    assert prefilter.gate("x" * prefilter.MIN_CHARS, secrets.PATTERNS) is None
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(FRAGMENTS), min_size=1, max_size=60), st.booleans())
+def test_redaction_is_the_same_with_and_without(pieces: list[str], ascii_only: bool) -> None:
+    text = "".join(p for p in pieces if p.isascii() or not ascii_only)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(prefilter, "MIN_CHARS", 0)  # the pass on every text, short ones too
+        fast, plain = both(mp, secrets.redact, text)
+        assert fast == plain
+        assert both(mp, secrets.redact_many, [text, text * 3])[0] == secrets.redact_many([text, text * 3])
+
+
+def test_long_texts_take_the_windows_and_agree(monkeypatch: pytest.MonkeyPatch) -> None:
+    filler = "\nlorem ipsum dolor sit amet, consectetur adipiscing elit\n" * 400
+    text = filler.join(TRUE[:40]) + filler.join(FALSE)
+    fast, plain = both(monkeypatch, secrets.redact, text)
+    assert fast == plain
+    assert len(fast[1]) >= 30
+
+
+def outputs(path: Path) -> tuple[str, dict]:
+    result = Sanitizer().sanitize_file(path)
+    report = result.report.to_dict()
+    report["totals"].pop("seconds")
+    return result.dumps(), report
+
+
+@pytest.mark.parametrize("path", [pytest.param(EXAMPLE, id="example"), *corpus_params()])
+def test_whole_runs_give_the_same_bytes_and_report(path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    fast, plain = both(monkeypatch, outputs, path)
+    assert fast[0] == plain[0]
+    assert fast[1] == plain[1]
