@@ -87,18 +87,18 @@ class Sanitizer:
         path = Path(path)  # the decoded text (keeping \r\n as is) is passed on, not held here
         return self.sanitize_text(path.read_bytes().decode("utf-8", errors="surrogateescape"), str(path))
 
-    def run(self, doc: Document, *, defer_tokens: bool = False) -> Result:
+    def run(self, doc: Document, *, defer_tokens: bool = False, format: str | None = None) -> Result:
         """Apply the rules to a loaded document (with the cyclic GC paused: see `loader.gc_paused`).
 
         With `defer_tokens`, the report's token figures are left to the caller: `result.tally`
         holds the texts to count, and `token_report.settle` counts many results' texts at once.
+        `format` reads the document in that format for this run only (a dataset line).
         """
         with loader.gc_paused():
-            return self._run(doc, defer_tokens)
+            return self._run(doc, defer_tokens, formats.by_name(format) if format else self.adapter_for(doc))
 
-    def _run(self, doc: Document, defer_tokens: bool) -> Result:
+    def _run(self, doc: Document, defer_tokens: bool, adapter: Adapter) -> Result:
         started = time.perf_counter()
-        adapter = self.adapter_for(doc)
         views = list(adapter.views(doc))
         report = Report(source=doc.source, format=adapter.name, preset=self.config.name,
                         encoding=self.counter.encoding_name if self.count_tokens else None)
