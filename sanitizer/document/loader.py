@@ -7,10 +7,7 @@ byte for byte from their original text.
 
 from __future__ import annotations
 
-import gc
 import json
-from collections.abc import Iterator
-from contextlib import contextmanager
 from typing import Any
 
 from sanitizer.document import json_numbers
@@ -20,23 +17,6 @@ from sanitizer.model import Damaged, Document, Problem
 
 class InputError(ValueError):
     """The input cannot be read at all (not JSON, not JSONL, unreadable)."""
-
-
-@contextmanager
-def gc_paused() -> Iterator[None]:
-    """Pause the cyclic garbage collector while building a big tree of fresh objects.
-
-    Parsed JSON holds no reference cycles, but every few hundred new containers CPython walks
-    all live objects again, which makes loading 100,000 records super-linear; reference counting
-    still frees everything as usual.
-    """
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            gc.enable()
 
 
 def copy_tree(node: Any) -> Any:
@@ -50,11 +30,10 @@ def copy_tree(node: Any) -> Any:
 
 def from_object(obj: Any, source: str = "<memory>") -> Document:
     """A document over a private deep copy of `obj` (the caller's objects are never touched)."""
-    with gc_paused():
-        if isinstance(obj, list | tuple):
-            return Document(records=[copy_tree(r) for r in obj], container="json-list", source=source)
-        if isinstance(obj, dict):
-            return Document(records=[copy_tree(obj)], container="json-object", source=source)
+    if isinstance(obj, list | tuple):
+        return Document(records=[copy_tree(r) for r in obj], container="json-list", source=source)
+    if isinstance(obj, dict):
+        return Document(records=[copy_tree(obj)], container="json-object", source=source)
     raise InputError(f"{source}: expected a list of messages or a JSON object, got {type(obj).__name__}")
 
 
@@ -68,8 +47,7 @@ def from_text(text: str, source: str = "<input>") -> Document:
     looks_jsonl = source.endswith(".jsonl") and not stripped.startswith("[")
     if stripped[0] in "[{" and (not looks_jsonl or single_line and stripped[0] == "["):
         try:
-            with gc_paused():
-                value = _decode(text)  # non-finite numbers kept as written (json_numbers)
+            value = _decode(text)  # non-finite numbers kept as written (json_numbers)
         except json.JSONDecodeError as exc:
             if stripped[0] == "[" or single_line:
                 raise InputError(f"{source}:{exc.lineno}: not valid JSON: {exc.msg} (column {exc.colno})") from exc
@@ -94,12 +72,11 @@ def _from_jsonl(text: str, source: str) -> Document:
         lines.pop()
     records: list[Any] = []
     problems: list[Problem] = []
-    with gc_paused():
-        for number, line in enumerate(lines, start=1):
-            record, problem = parse_line(line, number, source)
-            records.append(record)
-            if problem is not None:
-                problems.append(problem)
+    for number, line in enumerate(lines, start=1):
+        record, problem = parse_line(line, number, source)
+        records.append(record)
+        if problem is not None:
+            problems.append(problem)
     return Document(records=records, container="jsonl", source=source, lines=list(range(1, len(lines) + 1)),
                     raw_lines=lines, problems=problems, trailing_newline=trailing)
 

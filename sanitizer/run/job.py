@@ -16,7 +16,7 @@ from sanitizer.document.loader import InputError
 from sanitizer.formats import FormatError, by_name, detect, message_count
 from sanitizer.formats.hermes import read_state_db
 from sanitizer.model import Damaged, Document
-from sanitizer.pipeline import Sanitizer
+from sanitizer.pipeline import Sanitizer, gc_paused
 from sanitizer.report import Report
 from sanitizer.run.dataset import is_dataset_jsonl, sanitize_jsonl
 from sanitizer.run.options import RunOptions, UsageError
@@ -101,8 +101,8 @@ def check_readable(doc: Document, source: str, san: Sanitizer) -> None:
 def process(san: Sanitizer, source: str, content: str | Any, opts: RunOptions, bar: Bar | None = None,
             size: int = 0) -> Outcome:
     """Run one input through the mode the options ask for, with the cyclic GC paused throughout
-    (loading and the rules already pause it; this also covers rendering and writing the copy)."""
-    with loader.gc_paused():
+    (loading, the rules, rendering and encoding the copy)."""
+    with gc_paused():
         doc = loader.from_text(content, source) if isinstance(content, str) else loader.from_object(content, source)
         check_readable(doc, source, san)
         del content  # the decoded file (up to 4 bytes a char) is not needed once parsed
