@@ -18,11 +18,13 @@ user message and a latest user message, which stay protected.  A *conversation c
 `format`, `messages` (JSON text) and `expected_messages` (JSON text), plus optional `keep_recent`.
 
 `python -m sanitizer.testing --update FILE…` rewrites the `expected` values in place from what the
-rules produce now; review the result with `git diff` before committing.
+rules produce now; review the result with `git diff` before committing (the command line's part,
+arguments and what it prints, is `sanitizer.cli.fixtures`).
 """
 
 from __future__ import annotations
 
+import importlib
 import json
 import re
 import sys
@@ -31,6 +33,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from sanitizer.formats.anthropic import Anthropic
+from sanitizer.formats.openai_chat import OpenAIChat
 from sanitizer.pipeline import Result, Sanitizer
 
 FIRST_USER = "Please help with the task described below."
@@ -92,13 +96,13 @@ def _part_conversation(case: Case) -> tuple[Any, str]:
     if kind == "thinking" and d.get("signed"):
         target = {"role": "assistant", "content": [{"type": "thinking", "thinking": text, "signature": "c2lnbmF0dXJl"},
                                                    {"type": "text", "text": "Done."}]}
-        return [{"role": "user", "content": FIRST_USER}, target, {"role": "user", "content": LATEST_USER}], "anthropic"
+        return [{"role": "user", "content": FIRST_USER}, target, {"role": "user", "content": LATEST_USER}], Anthropic.name
     if kind == "image":
         target = {"role": d.get("role", "user"), "content": [
             {"type": "text", "text": "See the screenshot."},
             {"type": "image_url", "image_url": {"url": f"data:{d.get('media_type', 'image/png')};base64,{text}"}}]}
         return [{"role": "user", "content": FIRST_USER}, target, {"role": "assistant", "content": "Noted."},
-                {"role": "user", "content": LATEST_USER}], "openai_chat"
+                {"role": "user", "content": LATEST_USER}], OpenAIChat.name
     messages: list[dict[str, Any]] = [{"role": "user", "content": FIRST_USER}]
     if kind == "thinking":
         messages.append({"role": "assistant", "content": "Working on it.", "reasoning_content": text})
@@ -114,7 +118,7 @@ def _part_conversation(case: Case) -> tuple[Any, str]:
         messages.append({"role": d.get("role", "assistant"), "content": text})
         messages.append({"role": "assistant", "content": "Noted."})
     messages.append({"role": "user", "content": LATEST_USER})
-    return messages, "openai_chat"
+    return messages, OpenAIChat.name
 
 
 def run_case(case: Case) -> tuple[Any, Result]:
@@ -219,26 +223,17 @@ def update_file(path: str | Path) -> int:
     return changed
 
 
-def main(argv: list[str] | None = None) -> int:
-    args = list(sys.argv[1:] if argv is None else argv)
-    update = "--update" in args
-    files = [Path(a) for a in args if a != "--update"] or fixture_files("fixtures")
-    failures = 0
+def check_files(files: list[Path]) -> list[str]:
+    """Check every case of `files`; the message of each case that fails (none: all pass)."""
+    failures = []
     for f in files:
-        if update:
-            n = update_file(f)
-            print(f"{f}: {n} case(s) updated" if n else f"{f}: up to date")
-            continue
         for case in load_cases(f):
             try:
                 check_case(case)
             except AssertionError as exc:
-                failures += 1
-                print(f"FAIL {exc}")
-    if not update:
-        print(f"{failures} failed" if failures else "all fixture cases pass")
-    return 1 if failures else 0
+                failures.append(str(exc))
+    return failures
 
 
-if __name__ == "__main__":
-    sys.exit(main())
+if __name__ == "__main__":  # `python -m sanitizer.testing [--update] FILE…`: the command line's part
+    sys.exit(importlib.import_module("sanitizer.cli.fixtures").main())

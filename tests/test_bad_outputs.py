@@ -253,7 +253,7 @@ def test_every_number_literal_survives_a_write(pairs: list[tuple[str, str]], ind
 
 @given(st.text(alphabet=st.characters(min_codepoint=0, max_codepoint=0xFFFF), max_size=40))
 def test_output_text_always_encodes_and_lone_surrogates_become_escapes(text: str) -> None:
-    from sanitizer.cli.errors import encode
+    from sanitizer.run.output import encode
 
     data = encode(text)
     decoded = data.decode("utf-8", errors="surrogateescape")  # never raises: valid UTF-8 but smuggled bytes

@@ -20,6 +20,7 @@ from hypothesis import strategies as st
 
 from sanitizer import Sanitizer
 from sanitizer.run import dataset as stream
+from sanitizer.run import lines as stream_lines
 from sanitizer.tokens import counter as tokens
 from sanitizer.tokens.counter import TokenCounter, _runs_pattern, get_encoding, run_cuts, split_for_bpe
 
@@ -135,7 +136,7 @@ def test_streaming_a_dataset_gives_the_plain_bytes_and_report(dataset_file: Path
     whole = san.sanitize_file(dataset_file)
     assert whole.report.format == "dataset"
     assert stream.is_dataset_jsonl(dataset_file)
-    monkeypatch.setattr(stream, "COUNT_BATCH_CHARS", batch_chars)
+    monkeypatch.setattr(stream_lines, "COUNT_BATCH_CHARS", batch_chars)
     monkeypatch.setattr(tokens, "PARALLEL_MIN_CHARS", parallel_chars)
     out = io.BytesIO()
     streaming = Sanitizer()

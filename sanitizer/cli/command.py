@@ -10,47 +10,19 @@ from __future__ import annotations
 
 import json
 import sys
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import click
 
 from sanitizer import __version__
+from sanitizer.cli.errors import USAGE_ERRORS, fail
 from sanitizer.cli.verbs import VerbCommand
 from sanitizer.config import ConfigError, check_preset, find_user_config, read_user_config
 from sanitizer.document.loader import InputError
-from sanitizer.formats import ADAPTERS, FormatError
-from sanitizer.formats.hermes import StateDbError
-from sanitizer.tokens.counter import DEFAULT_ENCODING, EncodingError
-
-USAGE_ERRORS = (ConfigError, FormatError, EncodingError, StateDbError, click.UsageError)
-
-
-@dataclass
-class RunOptions:
-    """Everything a worker needs to process one input (picklable for --jobs)."""
-
-    preset: str = "default"
-    user_config: dict[str, Any] | None = None
-    user_source: str = "<config>"
-    enable: tuple[str, ...] = ()
-    disable: tuple[str, ...] = ()
-    keep_recent: int | None = None
-    encoding: str = DEFAULT_ENCODING
-    count_tokens: bool = True
-    format: str | None = None
-    to: str = "same"
-    mode: str = "copy"  # copy | check | summary
-    budget: int | None = None
-    session: str | None = None
-    repair_pairs: str = "report"
-    extra: dict[str, Any] = field(default_factory=dict)
-
-
-def _fail(message: str, code: int = 2) -> None:
-    click.echo(f"sanitize: {message}", err=True)
-    sys.exit(code)
+from sanitizer.formats import ADAPTERS
+from sanitizer.run.options import RunOptions
+from sanitizer.tokens.counter import DEFAULT_ENCODING
 
 
 def _stderr_is_terminal() -> bool:
@@ -105,7 +77,7 @@ def main(files: tuple[str, ...], output: Path | None, preset: str, config_file: 
     import gc
 
     from sanitizer.cli import info as cli_info
-    from sanitizer.run import job as cli_run
+    from sanitizer.cli import write as cli_run
 
     # Parsed JSON trees hold no reference cycles; the cyclic collector only rescans them over and
     # over (45% of the time on 100k short messages). Raise its thresholds for this process.
@@ -114,7 +86,7 @@ def main(files: tuple[str, ...], output: Path | None, preset: str, config_file: 
     try:
         user = read_user_config(config_file) if config_file else find_user_config(Path.cwd())
     except ConfigError as exc:
-        _fail(str(exc))
+        fail(str(exc))
     opts = RunOptions(preset=preset, user_config=user[0] if user else None, user_source=user[1] if user else "",
                       enable=enable, disable=disable, keep_recent=keep_recent, encoding=encoding,
                       count_tokens=not no_tokens, format=fmt, to=to, budget=budget, session=session,
@@ -125,7 +97,7 @@ def main(files: tuple[str, ...], output: Path | None, preset: str, config_file: 
             cli_info.show(opts, list_rules=list_rules, explain=explain, show_config=show_config)
             return
         if not files:
-            _fail("no input: give FILE… or - for stdin (see --help)")
+            fail("no input: give FILE… or - for stdin (see --help)")
         if detect:
             from sanitizer.cli import detect as cli_detect
 
@@ -143,9 +115,9 @@ def main(files: tuple[str, ...], output: Path | None, preset: str, config_file: 
             code = cli_run.run(files, output, opts, jobs=jobs, strict=strict, quiet=quiet, report_kind=report_kind,
                                report_file=report_file, terminal=_stderr_is_terminal())
     except USAGE_ERRORS as exc:
-        _fail(str(exc))
+        fail(str(exc))
     except InputError as exc:
-        _fail(str(exc), 1)
+        fail(str(exc), 1)
     _quiet_stdout_at_exit()
     sys.exit(code)
 

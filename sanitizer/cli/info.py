@@ -11,7 +11,7 @@ from sanitizer.actions import registry
 from sanitizer.config import ConfigError, load
 
 if TYPE_CHECKING:
-    from sanitizer.cli.command import RunOptions
+    from sanitizer.run.options import RunOptions
 
 
 def toml_value(value: Any) -> str:

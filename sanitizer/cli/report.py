@@ -8,6 +8,7 @@ from pathlib import Path
 import click
 
 from sanitizer.report import Report, render_table
+from sanitizer.run.output import write_atomic
 
 # Exit code under --strict when --budget could not be met (README, "Exit codes").
 BUDGET_NOT_MET = 3
@@ -49,8 +50,6 @@ def report(report: Report, kind: str | None, report_file: Path | None, *, quiet:
     if report_file is not None or (kind == "json" and not quiet):
         data = report.to_dict()  # built only when asked for: a cut list can be long
         if report_file is not None:
-            from sanitizer.cli.write import write_atomic
-
             write_atomic(report_file, (json.dumps(data, ensure_ascii=False, indent=2) + "\n").encode())
     if quiet or kind == "none":
         return

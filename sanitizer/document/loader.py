@@ -7,11 +7,8 @@ byte for byte from their original text.
 
 from __future__ import annotations
 
-import gc
 import json
 import re
-from collections.abc import Iterator
-from contextlib import contextmanager
 from typing import Any
 
 from sanitizer.document import json_numbers
@@ -26,23 +23,6 @@ class InputError(ValueError):
     """The input cannot be read at all (not JSON, not JSONL, unreadable)."""
 
 
-@contextmanager
-def gc_paused() -> Iterator[None]:
-    """Pause the cyclic garbage collector while building a big tree of fresh objects.
-
-    Parsed JSON holds no reference cycles, but every few hundred new containers CPython walks
-    all live objects again, which makes loading 100,000 records super-linear; reference counting
-    still frees everything as usual.
-    """
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            gc.enable()
-
-
 def copy_tree(node: Any) -> Any:
     """Deep copy of a JSON-like tree (dict/list/scalars); much faster than copy.deepcopy."""
     if isinstance(node, dict):
@@ -54,11 +34,10 @@ def copy_tree(node: Any) -> Any:
 
 def from_object(obj: Any, source: str = "<memory>") -> Document:
     """A document over a private deep copy of `obj` (the caller's objects are never touched)."""
-    with gc_paused():
-        if isinstance(obj, list | tuple):
-            return Document(records=[copy_tree(r) for r in obj], container="json-list", source=source)
-        if isinstance(obj, dict):
-            return Document(records=[copy_tree(obj)], container="json-object", source=source)
+    if isinstance(obj, list | tuple):
+        return Document(records=[copy_tree(r) for r in obj], container="json-list", source=source)
+    if isinstance(obj, dict):
+        return Document(records=[copy_tree(obj)], container="json-object", source=source)
     raise InputError(f"{source}: expected a list of messages or a JSON object, got {type(obj).__name__}")
 
 
@@ -75,8 +54,7 @@ def from_text(text: str, source: str = "<input>") -> Document:
     looks_jsonl = source.endswith(".jsonl") and lead != "["
     if lead in "[{" and (not looks_jsonl or single_line and lead == "["):
         try:
-            with gc_paused():
-                value = _decode(text)  # non-finite numbers kept as written (json_numbers)
+            value = _decode(text)  # non-finite numbers kept as written (json_numbers)
         except json.JSONDecodeError as exc:
             if lead == "[" or single_line:
                 raise InputError(f"{source}:{exc.lineno}: not valid JSON: {exc.msg} (column {exc.colno})") from exc
@@ -101,12 +79,11 @@ def _from_jsonl(text: str, source: str) -> Document:
         lines.pop()
     records: list[Any] = []
     problems: list[Problem] = []
-    with gc_paused():
-        for number, line in enumerate(lines, start=1):
-            record, problem = parse_line(line, number, source)
-            records.append(record)
-            if problem is not None:
-                problems.append(problem)
+    for number, line in enumerate(lines, start=1):
+        record, problem = parse_line(line, number, source)
+        records.append(record)
+        if problem is not None:
+            problems.append(problem)
     return Document(records=records, container="jsonl", source=source, lines=list(range(1, len(lines) + 1)),
                     raw_lines=lines, problems=problems, trailing_newline=trailing)
 

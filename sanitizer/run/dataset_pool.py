@@ -1,8 +1,8 @@
 """Lines of one dataset JSONL sanitized in parallel: batches of lines in a process pool.
 
-`stream.sanitize_jsonl(..., jobs=N)` comes here.  Consecutive lines are read in batches of a few
+`dataset.sanitize_jsonl(..., jobs=N)` comes here.  Consecutive lines are read in batches of a few
 MB (`batches`; a batch ends at a line end, so it is bounded by its size plus the longest line) and
-sanitized in N worker processes, each running the sequential per-line loop (`stream.run_lines`)
+sanitized in N worker processes, each running the sequential per-line loop (`lines.run_lines`)
 on its batch with the real line numbers.  Outputs are written in input order as they arrive, and
 at most `2 × N` batches are in flight, so memory stays bounded whatever the file size.
 
@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, BinaryIO
 
 from sanitizer.report import Report
 from sanitizer.run import procs
-from sanitizer.run.dataset import empty_report, numbered_lines, run_lines
+from sanitizer.run.lines import empty_report, numbered_lines, run_lines
 from sanitizer.run.workers import adopt, before_fork, worker_threads
 
 if TYPE_CHECKING:
@@ -95,7 +95,7 @@ def _run_batch(first: int, blob: bytes) -> tuple[bytes, Report]:
 
 def sanitize_parallel(san: Sanitizer, fh: BinaryIO, write: Callable[[bytes], object], *, source: str,
                       finish: Finish, jobs: int) -> Report:
-    """`stream.sanitize_jsonl` with `jobs` worker processes (same bytes, same report)."""
+    """`dataset.sanitize_jsonl` with `jobs` worker processes (same bytes, same report)."""
     chunks = batches(fh, batch_size(_size_of(fh), jobs))
     head = list(itertools.islice(chunks, 2))
     if len(head) < 2:  # one batch at most: a pool would only add its start-up

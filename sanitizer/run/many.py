@@ -1,4 +1,4 @@
-"""`sanitize FILE… --jobs N`: files sanitized in N worker processes, outcomes in input order.
+"""Many input files: their outcomes in input order, one at a time or in N worker processes (`--jobs N`).
 
 - The parent builds the Sanitizer once; forked workers inherit it (with the spawn start method the
   initializer builds one from the options instead).  The token counter's own pool is handled as
@@ -8,7 +8,7 @@
 - With an output file, a worker writes its own output atomically and sends back only its report;
   a dataset JSONL is streamed there line by line (bounded memory).  Only stdout outputs travel
   back to the parent, which prints them in input order.  Under `--strict` no worker writes: the
-  parent writes, in order, once it has seen every file's problems (`cli_run.run`).
+  parent writes, in order, once it has seen every file's problems (`cli.write.run`).
 - The biggest files are submitted first (the last ones to finish are small), and outcomes are
   yielded in input order.  Stdin, and a dataset JSONL streamed to stdout, are handled by the
   parent when their turn comes.
@@ -16,22 +16,54 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Future
 from pathlib import Path
-from typing import TYPE_CHECKING
 
-from sanitizer.cli.errors import guarded
-from sanitizer.cli.write import stream_file, write_atomic
+from sanitizer.pipeline import Sanitizer
 from sanitizer.run import procs
-from sanitizer.run.job import Outcome, _streamable, build_sanitizer, one, process, read_input, streamable
+from sanitizer.run.job import (
+    START_WORKERS_BYTES,
+    build_sanitizer,
+    file_size,
+    one,
+    process,
+    read_input,
+    sniff_streamable,
+    stream_file,
+    streamable,
+)
+from sanitizer.run.options import RunOptions
+from sanitizer.run.outcome import Outcome, guarded
+from sanitizer.run.output import write_atomic
+from sanitizer.run.progress import Bar
 from sanitizer.run.workers import adopt, before_fork
 
-if TYPE_CHECKING:
-    from sanitizer.cli.command import RunOptions
-    from sanitizer.pipeline import Sanitizer
-
+Write = Callable[[bytes], object]
 _worker: Sanitizer | None = None
+
+
+def outcomes(files: tuple[str, ...], opts: RunOptions, san: Sanitizer, jobs: int, *, bar: Bar,
+             targets: list[Path | None], strict: bool, stdout: Write) -> Iterable[Outcome]:
+    """One Outcome per input, in input order (lazily where outputs are written as they come);
+    `stdout` receives a dataset streamed to standard output."""
+    if jobs > 1 and len(files) > 1:
+        return pooled(files, targets, opts, san, jobs, strict=strict, stdout=stdout)
+    # --strict must see problems before any output is written, so it never streams.
+    streams = [False] * len(files) if strict else [sniff_streamable(f, opts, san) for f in files]  # sniffed once
+    if any(streams):
+        return _streamed(files, streams, opts, san, jobs, targets, bar, stdout)
+    if san.count_tokens and max(map(file_size, files), default=0) >= START_WORKERS_BYTES:
+        san.counter.start_workers()  # before a big input is loaded (see TokenCounter.start_workers)
+    return [one(san, f, opts, bar) for f in files]
+
+
+def _streamed(files: tuple[str, ...], streams: list[bool], opts: RunOptions, san: Sanitizer, jobs: int,
+              targets: list[Path | None], bar: Bar, stdout: Write) -> Iterator[Outcome]:
+    """Dataset JSONL files (`streams`) go straight to their output, line by line (`jobs` processes
+    share the lines of one file); yielded one at a time so stdout gets every output in input order."""
+    for f, is_stream, t in zip(files, streams, targets, strict=True):
+        yield guarded(f, stream_file, san, f, t, opts, stdout, jobs, bar) if is_stream else one(san, f, opts, bar)
 
 
 def _init_worker(opts: RunOptions, threads: int) -> None:
@@ -47,13 +79,17 @@ def _work(source: str, target: Path | None, opts: RunOptions) -> Outcome:
     return guarded(source, _work_on, source, target, opts)
 
 
+def _no_stdout(data: bytes) -> None:
+    raise AssertionError("a worker never writes to standard output")
+
+
 def _work_on(source: str, target: Path | None, opts: RunOptions) -> Outcome:
     san = _worker
     assert san is not None, "worker not initialized"
     if target is None:
         return process(san, source, read_input(source, opts), opts)
     if streamable(source, opts, san):
-        return stream_file(san, source, target, opts)
+        return stream_file(san, source, target, opts, _no_stdout)
     outcome = process(san, source, read_input(source, opts), opts)
     if outcome.output is not None:
         write_atomic(target, outcome.output)
@@ -61,24 +97,8 @@ def _work_on(source: str, target: Path | None, opts: RunOptions) -> Outcome:
     return outcome
 
 
-def _size(source: str) -> int:
-    try:
-        return Path(source).stat().st_size
-    except OSError:
-        return 0
-
-
-def _warm_imports() -> None:
-    """Import, once in the parent, the modules `process` imports lazily (forked workers inherit them)."""
-    from sanitizer import validate  # noqa: F401
-    from sanitizer.budget import fit  # noqa: F401
-    from sanitizer.document import loader  # noqa: F401
-    from sanitizer.run import dataset as stream  # noqa: F401
-    from sanitizer.summary import from_input as fallback  # noqa: F401
-
-
 def pooled(files: tuple[str, ...], targets: list[Path | None], opts: RunOptions, san: Sanitizer, jobs: int, *,
-           strict: bool) -> Iterator[Outcome]:
+           strict: bool, stdout: Write) -> Iterator[Outcome]:
     """The outcomes of `files` in input order, processed by `jobs` worker processes.
 
     Workers write to their target unless `strict` (then every output comes back to the parent).
@@ -86,13 +106,13 @@ def pooled(files: tuple[str, ...], targets: list[Path | None], opts: RunOptions,
     global _worker
     # Stdin, and dataset JSONL bound for stdout (streamed, not held whole), stay in the parent.
     streamed = {i for i, (f, t) in enumerate(zip(files, targets, strict=True))
-                if not strict and t is None and f != "-" and _streamable(f, opts, san)}
-    work = sorted((i for i, f in enumerate(files) if f != "-" and i not in streamed), key=lambda i: -_size(files[i]))
+                if not strict and t is None and f != "-" and sniff_streamable(f, opts, san)}
+    work = sorted((i for i, f in enumerate(files) if f != "-" and i not in streamed),
+                  key=lambda i: -file_size(files[i]))
     futures: dict[int, Future[Outcome]] = {}
     pool = None
     threads = san.counter.threads
     if work:
-        _warm_imports()
         before_fork(san)
         _worker = san
         pool = procs.new_pool(min(jobs, len(work)), initializer=_init_worker, initargs=(opts, threads))
@@ -105,7 +125,7 @@ def pooled(files: tuple[str, ...], targets: list[Path | None], opts: RunOptions,
             if i in futures:
                 yield futures[i].result()
             elif i in streamed:
-                yield guarded(source, stream_file, san, source, None, opts)
+                yield guarded(source, stream_file, san, source, None, opts, stdout)
             else:
                 yield one(san, source, opts)
     finally:

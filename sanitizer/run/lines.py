@@ -1,0 +1,95 @@
+"""The per-line loop of a dataset JSONL: each line its own conversation, through the one pipeline.
+
+`run_lines` is what `dataset.sanitize_jsonl` runs in this process and what each worker of
+`dataset_pool` runs on its batch of lines: every line is loaded as one record and given to
+`Sanitizer.run` with the dataset format, so the bytes and the report equal the whole-file path's.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterable, Iterator
+from typing import TYPE_CHECKING, BinaryIO
+
+from sanitizer.document import loader
+from sanitizer.formats.dataset import Dataset
+from sanitizer.report import Report
+from sanitizer.tokens import tally as token_report
+from sanitizer.tokens.tally import Tally
+
+if TYPE_CHECKING:
+    from sanitizer.pipeline import Result, Sanitizer
+
+# Token counts remembered from earlier lines (repeated system prompts) are kept up to this size.
+MEMO_CHARS = 8 * 1024 * 1024
+# Lines whose token figures are counted together: enough text for the counter's worker processes
+# (`tokens.PARALLEL_MIN_CHARS`), little enough memory for the lines held until then.
+COUNT_BATCH_CHARS = 4 * 1024 * 1024
+
+
+def numbered_lines(fh: BinaryIO, start: int = 1) -> Iterator[tuple[int, str, bool]]:
+    """(number counted from `start`, text without `\\n`, had `\\n`) of each physical line."""
+    for number, raw in enumerate(fh, start=start):
+        ended = raw.endswith(b"\n")
+        yield number, (raw[:-1] if ended else raw).decode("utf-8", errors="surrogateescape"), ended
+
+
+def empty_report(san: Sanitizer, source: str) -> Report:
+    """The report a dataset stream starts from (lines' reports are merged into it)."""
+    return Report(source=source, format=Dataset.name, preset=san.config.name,
+                  tokens_before=0 if san.count_tokens else None, tokens_after=0 if san.count_tokens else None,
+                  encoding=san.counter.encoding_name if san.count_tokens else None)
+
+
+def run_lines(san: Sanitizer, lines: Iterable[tuple[int, str, bool]], write: Callable[[bytes], object],
+              source: str, finish: Callable[[Result], None] | None = None) -> Report:
+    """Sanitize numbered lines (as `numbered_lines` gives them) one at a time; their merged report.
+
+    Token figures are counted for batches of lines at once (`COUNT_BATCH_CHARS` of text), so a
+    batch of small lines is encoded by the counter's worker processes like one big conversation,
+    while this process sanitizes the next batch; a batch's lines are written once it is counted.
+    """
+    total = empty_report(san, source)
+    pending: list[tuple[Report, Tally | None, bytes]] = []  # lines sanitized, not counted yet
+    pending_chars = 0
+    counting: Callable[[], None] = lambda: None  # noqa: E731 - the batch being counted: waits, writes it
+
+    def count_pending() -> Callable[[], None]:
+        batch = list(pending)
+        started = time.perf_counter()
+        fill = token_report.settle_later(san.counter, [t for _, t, _ in batch if t is not None])
+        total.seconds += time.perf_counter() - started
+
+        def write_batch() -> None:
+            started = time.perf_counter()
+            fill()
+            total.seconds += time.perf_counter() - started
+            for report, _, data in batch:
+                total.merge(report)
+                write(data)
+
+        return write_batch
+
+    for number, line, ended in lines:
+        result = san.run(loader.from_line(line, number, source), defer_tokens=True, format=Dataset.name)
+        if finish is not None:
+            finish(result)
+        for cut in result.report.cuts:
+            cut.record = number - 1
+        total.seconds += result.report.seconds
+        text = loader.to_text(result.doc)
+        pending.append((result.report, result.tally,
+                        text.encode("utf-8", errors="surrogateescape") + (b"\n" if ended else b"")))
+        pending_chars += result.tally.chars if result.tally is not None else 0
+        if pending_chars >= COUNT_BATCH_CHARS or result.tally is None:
+            # The previous batch is written once counted; this one is counted while the next
+            # lines are sanitized (the counter's worker processes take big batches).
+            counting()
+            counting = count_pending()
+            pending.clear()
+            pending_chars = 0
+            san.counter.trim(MEMO_CHARS)
+    counting()
+    if pending:
+        count_pending()()
+    return total

@@ -1,0 +1,33 @@
+"""What one run of the command asks for, as plain data the run layer reads (no click here)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from sanitizer.tokens.counter import DEFAULT_ENCODING
+
+
+class UsageError(ValueError):
+    """The inputs and outputs asked for cannot go together (the command exits 2)."""
+
+
+@dataclass
+class RunOptions:
+    """Everything a worker needs to process one input (picklable for --jobs)."""
+
+    preset: str = "default"
+    user_config: dict[str, Any] | None = None
+    user_source: str = "<config>"
+    enable: tuple[str, ...] = ()
+    disable: tuple[str, ...] = ()
+    keep_recent: int | None = None
+    encoding: str = DEFAULT_ENCODING
+    count_tokens: bool = True
+    format: str | None = None
+    to: str = "same"
+    mode: str = "copy"  # copy | check | summary
+    budget: int | None = None
+    session: str | None = None
+    repair_pairs: str = "report"
+    extra: dict[str, Any] = field(default_factory=dict)
