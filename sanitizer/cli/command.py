@@ -58,6 +58,8 @@ def _stderr_is_terminal() -> bool:
               help="Report on stderr (default: a table on a terminal, a one-line summary otherwise).")
 @click.option("--report-file", type=click.Path(dir_okay=False, path_type=Path), help="Write the JSON report here.")
 @click.option("--summary", is_flag=True, help="Print the deterministic fallback summary instead of a copy.")
+@click.option("--html", "html", type=click.Path(dir_okay=False, path_type=Path),
+              help="Also write a self-contained HTML page of the run: each message, every cut in place.")
 @click.option("--check", is_flag=True, help="Validate pairs and structure; change nothing.")
 @click.option("--repair-pairs", type=click.Choice(["report", "strip", "stub"]), default="report", show_default=True,
               help="What to do with tool calls/results that were already unpaired in the input.")
@@ -70,7 +72,7 @@ def _stderr_is_terminal() -> bool:
 def main(files: tuple[str, ...], output: Path | None, preset: str, config_file: Path | None, enable: tuple[str, ...],
          disable: tuple[str, ...], fmt: str | None, to: str, budget: int | None, keep_recent: int | None,
          encoding: str, no_tokens: bool, jobs: int, strict: bool, quiet: bool, report_kind: str | None,
-         report_file: Path | None, summary: bool, check: bool, repair_pairs: str, session: str | None,
+         report_file: Path | None, summary: bool, html: Path | None, check: bool, repair_pairs: str, session: str | None,
          list_rules: bool, explain: str | None, show_config: bool, detect: bool = False,
          engine: str | None = None, num_proc: int = 1) -> None:
     """Sanitize LLM-agent conversation FILEs (`-` for stdin) before they are summarized."""
@@ -90,7 +92,7 @@ def main(files: tuple[str, ...], output: Path | None, preset: str, config_file: 
     opts = RunOptions(preset=preset, user_config=user[0] if user else None, user_source=user[1] if user else "",
                       enable=enable, disable=disable, keep_recent=keep_recent, encoding=encoding,
                       count_tokens=not no_tokens, format=fmt, to=to, budget=budget, session=session,
-                      repair_pairs=repair_pairs,
+                      repair_pairs=repair_pairs, html=str(html) if html else None,
                       mode="check" if check else "summary" if summary else "copy")
     try:
         if list_rules or explain or show_config:
@@ -103,6 +105,9 @@ def main(files: tuple[str, ...], output: Path | None, preset: str, config_file: 
 
             sys.exit(cli_detect.show(files))
         check_preset(preset)
+        if html is not None and (len(files) != 1 or check or summary or engine):
+            fail("--html writes the page of one input's sanitized copy: give one FILE, without --check, "
+                 "--summary or --engine")
         if engine:
             from sanitizer.cli import engines
 

@@ -15,13 +15,14 @@ from sanitizer.document import loader
 from sanitizer.document.loader import InputError
 from sanitizer.formats import FormatError, by_name, detect, message_count
 from sanitizer.formats.hermes import read_state_db
+from sanitizer.html import render_html
 from sanitizer.model import Damaged, Document
 from sanitizer.pipeline import Sanitizer, gc_paused
 from sanitizer.report import Report
 from sanitizer.run.dataset import is_dataset_jsonl, sanitize_jsonl
 from sanitizer.run.options import RunOptions, UsageError
 from sanitizer.run.outcome import Outcome, guarded
-from sanitizer.run.output import atomic_output, encode, reason, write_failure
+from sanitizer.run.output import atomic_output, encode, reason, write_atomic, write_failure
 from sanitizer.run.progress import PARSED, SANITIZED, Bar, CountingReader
 from sanitizer.summary.from_input import fallback_summary
 from sanitizer.validate import validate_views
@@ -147,13 +148,15 @@ def _process(san: Sanitizer, source: str, doc: Document, opts: RunOptions) -> Ou
                 "".join(loader.dumps_value(c) + "\n" for c in convs))
     else:
         text = result.dumps()
+    if opts.html is not None:  # the page is built from the result's (redacted) texts only
+        write_atomic(Path(opts.html), encode(render_html(result)))
     return Outcome(source, encode(text), result.report)
 
 
 def streamable(source: str, opts: RunOptions, san: Sanitizer) -> bool:
     """A dataset JSONL file in plain copy mode is processed line by line (bounded memory)."""
-    return (opts.mode == "copy" and opts.budget is None and opts.to == "same" and source != "-"
-            and is_dataset_jsonl(source, san))
+    return (opts.mode == "copy" and opts.budget is None and opts.to == "same" and opts.html is None
+            and source != "-" and is_dataset_jsonl(source, san))
 
 
 def sniff_streamable(source: str, opts: RunOptions, san: Sanitizer) -> bool:

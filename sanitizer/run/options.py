@@ -30,4 +30,5 @@ class RunOptions:
     budget: int | None = None
     session: str | None = None
     repair_pairs: str = "report"
+    html: str | None = None  # --html: write the report page of the (single) input here
     extra: dict[str, Any] = field(default_factory=dict)
