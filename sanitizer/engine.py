@@ -13,43 +13,18 @@ import dataclasses
 import fnmatch
 import hashlib
 import json
-from dataclasses import dataclass, field
 from typing import Any
 
 from sanitizer.actions.base import Change, Context
 from sanitizer.config import Config, Rule
 from sanitizer.model import Part, View
+from sanitizer.report import Cut, RuleStats
 from sanitizer.scope import Scopes, compute
 from sanitizer.secrets import scan as _secrets
 from sanitizer.secrets.contract import follows
 from sanitizer.textkit.images import label_of
 from sanitizer.textkit.tags import find_blocks, outermost
 from sanitizer.tokens.counter import TokenCounter
-
-
-@dataclass(slots=True)
-class Cut:
-    """Provenance of one change: where, by which rule, and a fingerprint of what was removed."""
-
-    rule: str
-    record: int
-    line: int | None
-    path: list[Any]
-    original_chars: int
-    new_chars: int
-    removed_chars: int
-    sha256: str
-
-    def to_dict(self) -> dict[str, Any]:
-        return dataclasses.asdict(self)
-
-
-@dataclass(slots=True)
-class RuleStats:
-    hits: int = 0
-    chars_saved: int = 0
-    tokens_saved: int = 0
-    pairs: list[tuple[str, str]] = field(default_factory=list)  # (old, new) texts, for token savings
 
 
 def _decoded(text: str) -> str:
