@@ -13,6 +13,7 @@ from collections.abc import Callable
 from typing import Any
 
 from sanitizer.document.loader import InputError
+from sanitizer.errors import WriteError
 
 # Python's JSON reader recurses once per level of nesting; beyond about this many levels (the
 # interpreter's recursion limit) a document is rejected with `nested too deep`.
@@ -29,10 +30,6 @@ _REASONS = {
     errno.EBADF: "not open (closed file descriptor)",
     errno.EPIPE: "the reader went away (broken pipe)",
 }
-
-
-class WriteError(InputError):
-    """An output (file, folder or stdout) cannot be written."""
 
 
 def reason(exc: OSError) -> str:

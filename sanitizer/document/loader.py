@@ -15,11 +15,8 @@ from typing import Any
 
 from sanitizer.document import json_numbers
 from sanitizer.document.json_indent import dumps_indented
+from sanitizer.errors import InputError
 from sanitizer.model import Damaged, Document, Problem
-
-
-class InputError(ValueError):
-    """The input cannot be read at all (not JSON, not JSONL, unreadable)."""
 
 
 @contextmanager
