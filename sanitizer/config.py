@@ -20,6 +20,7 @@ from typing import Any
 from sanitizer.actions import Action, registry
 from sanitizer.errors import ConfigError
 from sanitizer.model import KINDS, ROLES
+from sanitizer.textkit.tags import ALWAYS_PROTECTED
 
 SCOPES = ("all", "older", "head", "tail")
 RULE_KEYS = ("name", "use", "enabled", "scope", "kinds", "roles", "tools", "tags")
@@ -61,7 +62,15 @@ class Config:
 
     @property
     def active(self) -> tuple[Rule, ...]:
+        """The enabled rules, in order."""
         return tuple(r for r in self.rules if r.enabled)
+
+    @property
+    def protected_tags(self) -> frozenset[str]:
+        """Tag names (lower case) whose blocks no rule may cut: `key_info` always, plus what the
+        active rules protect (`Action.protects`, e.g. keep-tag's `tags`), known before any rule runs."""
+        return ALWAYS_PROTECTED | {t.lower() for r in self.active if r.action.protects is not None
+                                   for t in r.action.protects(r.options)}
 
 
 def pack_names() -> list[str]:

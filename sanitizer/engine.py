@@ -23,7 +23,7 @@ from sanitizer.scope import Scopes, compute
 from sanitizer.secrets import scan as _secrets
 from sanitizer.secrets.contract import follows
 from sanitizer.textkit.images import label_of
-from sanitizer.textkit.tags import find_blocks, outermost
+from sanitizer.textkit.tags import ALWAYS_PROTECTED, find_blocks, outermost
 from sanitizer.tokens.counter import TokenCounter
 
 
@@ -54,9 +54,8 @@ class Engine:
             if part.original is None:
                 part.original = part.text
         ctx = Context(view=view, protected_messages=scopes.protected)
-        # Protected tag names are known before any rule runs, whether or not keep-tag selects parts.
-        ctx.cache["protected_tags"] = {"key_info"} | {
-            t for r in self.config.active if r.action.name == "keep-tag" for t in getattr(r.options, "tags", ())}
+        # Protected tag names are known before any rule runs, whether or not a rule selects parts.
+        ctx.cache["protected_tags"] = set(self.config.protected_tags)
         # The redaction rule's name while one is active: linked copies are redacted under it.
         ctx.cache["redacting"] = next((r.name for r in self.config.active if r.action.redacts), None)
         ctx.cache["redacted_parts"] = set()
@@ -102,7 +101,7 @@ class Engine:
         """
         if "<" not in old:
             return change
-        names = sorted(ctx.cache.get("protected_tags") or {"key_info"})
+        names = sorted(ctx.cache.get("protected_tags") or ALWAYS_PROTECTED)
         kept = "" if change.drop else change.text
         if is_json:
             old, kept = _decoded(old), _decoded(kept)
