@@ -1,3 +1,5 @@
+"""`python -m sanitizer`: the `sanitize` command."""
+
 from sanitizer.cli.command import main
 
 main()

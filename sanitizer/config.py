@@ -18,16 +18,14 @@ from pathlib import Path
 from typing import Any
 
 from sanitizer.actions import Action, registry
+from sanitizer.errors import ConfigError
 from sanitizer.model import KINDS, ROLES
+from sanitizer.textkit.tags import ALWAYS_PROTECTED
 
 SCOPES = ("all", "older", "head", "tail")
 RULE_KEYS = ("name", "use", "enabled", "scope", "kinds", "roles", "tools", "tags")
 PACK_KEYS = ("name", "description", "extends", "settings", "rule", "order", "enable", "disable", "preset")
 SETTING_DEFAULTS: dict[str, Any] = {"keep_recent": 10, "tail_tokens": 0}
-
-
-class ConfigError(ValueError):
-    """Invalid rule configuration (exit code 2 on the command line)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,7 +62,15 @@ class Config:
 
     @property
     def active(self) -> tuple[Rule, ...]:
+        """The enabled rules, in order."""
         return tuple(r for r in self.rules if r.enabled)
+
+    @property
+    def protected_tags(self) -> frozenset[str]:
+        """Tag names (lower case) whose blocks no rule may cut: `key_info` always, plus what the
+        active rules protect (`Action.protects`, e.g. keep-tag's `tags`), known before any rule runs."""
+        return ALWAYS_PROTECTED | {t.lower() for r in self.active if r.action.protects is not None
+                                   for t in r.action.protects(r.options)}
 
 
 def pack_names() -> list[str]:
@@ -96,7 +102,7 @@ def _parse(text: str, source: str) -> dict[str, Any]:
     try:
         return tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(f"{source}: invalid TOML: {exc}") from exc
+        raise ConfigError(f"{source}: invalid TOML: {exc}", source=source) from exc
 
 
 def load(preset: str = "default", user: dict[str, Any] | None = None, user_source: str = "<config>",
@@ -128,12 +134,12 @@ def load(preset: str = "default", user: dict[str, Any] | None = None, user_sourc
         _check_keys(data, PACK_KEYS, source, "top level")
         for key, value in (data.get("settings") or {}).items():
             if key not in SETTING_DEFAULTS:
-                raise ConfigError(f"{source}: [settings]: unknown key {key!r}{_did_you_mean(key, tuple(SETTING_DEFAULTS))}")
+                raise ConfigError(f"{source}: [settings]: unknown key {key!r}{_did_you_mean(key, tuple(SETTING_DEFAULTS))}", source=source)
             settings[key] = _check_type(value, int, source, f"settings.{key}")
         for raw in data.get("rule") or []:
             name = raw.get("name") or raw.get("use")
             if not name:
-                raise ConfigError(f"{source}: a [[rule]] needs `use` (one of: {', '.join(actions)})")
+                raise ConfigError(f"{source}: a [[rule]] needs `use` (one of: {', '.join(actions)})", source=source)
             merged = {**rules.get(name, {}), **raw, "_source": source}
             merged.setdefault("name", name)
             rules[name] = merged
@@ -171,28 +177,28 @@ def _require_rule(name: str, rules: dict[str, dict[str, Any]], source: str, acti
     if name in actions:  # enabling an action the pack does not list adds it with its defaults
         rules[name] = {"name": name, "use": name, "_source": source}
         return
-    raise ConfigError(f"{source}: unknown rule {name!r}{_did_you_mean(name, tuple(rules) + tuple(actions))}")
+    raise ConfigError(f"{source}: unknown rule {name!r}{_did_you_mean(name, tuple(rules) + tuple(actions))}", source=source)
 
 
 def _check_keys(data: dict[str, Any], allowed: tuple[str, ...], source: str, where: str) -> None:
     for key in data:
         if key not in allowed:
-            raise ConfigError(f"{source}: {where}: unknown key {key!r}{_did_you_mean(key, allowed)}")
+            raise ConfigError(f"{source}: {where}: unknown key {key!r}{_did_you_mean(key, allowed)}", source=source)
 
 
 def _check_type(value: Any, kind: type, source: str, key: str) -> Any:
     if kind is int and isinstance(value, bool) or not isinstance(value, kind):
-        raise ConfigError(f"{source}: {key}: expected {kind.__name__}, got {type(value).__name__} {value!r}")
+        raise ConfigError(f"{source}: {key}: expected {kind.__name__}, got {type(value).__name__} {value!r}", source=source)
     return value
 
 
 def _strings(value: Any, source: str, key: str, allowed: tuple[str, ...] | None = None) -> tuple[str, ...]:
     items = [value] if isinstance(value, str) else value
     if not isinstance(items, list) or not all(isinstance(v, str) for v in items):
-        raise ConfigError(f"{source}: {key}: expected a string or a list of strings, got {value!r}")
+        raise ConfigError(f"{source}: {key}: expected a string or a list of strings, got {value!r}", source=source)
     for v in items:
         if allowed is not None and v not in allowed:
-            raise ConfigError(f"{source}: {key}: unknown value {v!r}{_did_you_mean(v, allowed)}")
+            raise ConfigError(f"{source}: {key}: unknown value {v!r}{_did_you_mean(v, allowed)}", source=source)
     return tuple(items)
 
 
@@ -253,7 +259,7 @@ def read_user_config(path: Path) -> tuple[dict[str, Any], str]:
     try:
         data = _parse(path.read_text(encoding="utf-8"), str(path))
     except OSError as exc:
-        raise ConfigError(f"{path}: cannot read: {exc.strerror}") from exc
+        raise ConfigError(f"{path}: cannot read: {exc.strerror}", source=str(path)) from exc
     if path.name == "pyproject.toml":
         data = data.get("tool", {}).get("sanitizer", {})
     return data, str(path)

@@ -13,44 +13,19 @@ import dataclasses
 import fnmatch
 import hashlib
 import json
-from dataclasses import dataclass, field
 from typing import Any
 
 from sanitizer.actions.base import Change, Context
 from sanitizer.config import Config, Rule
 from sanitizer.model import Part, View
 from sanitizer.pairs import Pairs
+from sanitizer.report import Cut, RuleStats
 from sanitizer.scope import Scopes, compute
 from sanitizer.secrets import scan as _secrets
 from sanitizer.secrets.contract import follows
 from sanitizer.textkit.images import label_of
-from sanitizer.textkit.tags import find_blocks, outermost
+from sanitizer.textkit.tags import ALWAYS_PROTECTED, find_blocks, outermost
 from sanitizer.tokens.counter import TokenCounter
-
-
-@dataclass(slots=True)
-class Cut:
-    """Provenance of one change: where, by which rule, and a fingerprint of what was removed."""
-
-    rule: str
-    record: int
-    line: int | None
-    path: list[Any]
-    original_chars: int
-    new_chars: int
-    removed_chars: int
-    sha256: str
-
-    def to_dict(self) -> dict[str, Any]:
-        return dataclasses.asdict(self)
-
-
-@dataclass(slots=True)
-class RuleStats:
-    hits: int = 0
-    chars_saved: int = 0
-    tokens_saved: int = 0
-    pairs: list[tuple[str, str]] = field(default_factory=list)  # (old, new) texts, for token savings
 
 
 def _decoded(text: str) -> str:
@@ -80,9 +55,8 @@ class Engine:
             if part.original is None:
                 part.original = part.text
         ctx = Context(view=view, protected_messages=scopes.protected)
-        # Protected tag names are known before any rule runs, whether or not keep-tag selects parts.
-        ctx.cache["protected_tags"] = {"key_info"} | {
-            t for r in self.config.active if r.action.name == "keep-tag" for t in getattr(r.options, "tags", ())}
+        # Protected tag names are known before any rule runs, whether or not a rule selects parts.
+        ctx.cache["protected_tags"] = set(self.config.protected_tags)
         # The redaction rule's name while one is active: linked copies are redacted under it.
         ctx.cache["redacting"] = next((r.name for r in self.config.active if r.action.redacts), None)
         ctx.cache["redacted_parts"] = set()
@@ -123,7 +97,7 @@ class Engine:
         """
         if "<" not in old:
             return change
-        names = sorted(ctx.cache.get("protected_tags") or {"key_info"})
+        names = sorted(ctx.cache.get("protected_tags") or ALWAYS_PROTECTED)
         kept = "" if change.drop else change.text
         if is_json:
             old, kept = _decoded(old), _decoded(kept)

@@ -2,17 +2,47 @@
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 from typing import Any
 
-from sanitizer.engine import Cut, RuleStats
 from sanitizer.model import Problem
 
 REPORT_VERSION = 1
 
 
 @dataclass(slots=True)
+class Cut:
+    """Provenance of one change: where, by which rule, and a fingerprint of what was removed."""
+
+    rule: str
+    record: int
+    line: int | None
+    path: list[Any]
+    original_chars: int
+    new_chars: int
+    removed_chars: int
+    sha256: str
+
+    def to_dict(self) -> dict[str, Any]:
+        """The cut as its JSON report entry."""
+        return dataclasses.asdict(self)
+
+
+@dataclass(slots=True)
+class RuleStats:
+    """One rule's figures in a report: hits, chars and tokens saved."""
+
+    hits: int = 0
+    chars_saved: int = 0
+    tokens_saved: int = 0
+    pairs: list[tuple[str, str]] = field(default_factory=list)  # (old, new) texts, for token savings
+
+
+@dataclass(slots=True)
 class Report:
+    """What one run (or many, merged) did: totals, per-rule figures, cuts, problems, notes."""
+
     source: str
     format: str
     preset: str
@@ -76,35 +106,3 @@ class Report:
             "notes": list(self.notes),
             **self.extra,
         }
-
-
-def render_table(report: Report) -> Any:
-    """A rich table of the per-rule figures and totals (for a terminal)."""
-    from rich.table import Table
-
-    tokens = report.tokens_before is not None
-    title = f"{report.source} · {report.format} · preset {report.preset}"
-    table = Table(title=title, title_justify="left")
-    table.add_column("rule")
-    table.add_column("hits", justify="right")
-    table.add_column("chars saved", justify="right")
-    if tokens:
-        table.add_column("tokens saved", justify="right")
-    for name, st in report.rules.items():
-        if st.hits:
-            row = [name, f"{st.hits:,}", f"{st.chars_saved:,}"]
-            table.add_row(*(row + [f"{st.tokens_saved:,}"] if tokens else row))
-    total = ["total", f"{sum(s.hits for s in report.rules.values()):,}",
-             f"{report.chars_before - report.chars_after:,}"]
-    if tokens:
-        total.append(f"{(report.tokens_before or 0) - (report.tokens_after or 0):,}")
-    table.add_section()
-    table.add_row(*total, style="bold")
-    if tokens:
-        before, after = report.tokens_before or 0, report.tokens_after or 0
-        pct = 100 * (before - after) / before if before else 0.0
-        table.caption = (f"{report.messages:,} messages · tokens {before:,} → {after:,} ({pct:.1f}% saved, "
-                         f"{report.encoding}) · {report.seconds:.2f}s")
-    else:
-        table.caption = f"{report.messages:,} messages · chars {report.chars_before:,} → {report.chars_after:,}"
-    return table

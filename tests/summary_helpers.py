@@ -8,8 +8,7 @@ from typing import Any
 
 from conftest import CORPUS
 
-from sanitizer import read_conversations
-from sanitizer.digest import calls as digest
+from sanitizer import digest, read_conversations
 from sanitizer.document.loader import from_text
 from sanitizer.summary.extract import content_text, user_ask_text
 from sanitizer.transcript import to_messages

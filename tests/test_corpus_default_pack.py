@@ -15,7 +15,7 @@ import pytest
 from conftest import CORPUS, corpus_params, records
 
 from sanitizer import Result, Sanitizer, read_conversations
-from sanitizer.digest.calls import describe_call, outcome
+from sanitizer.digest import describe_call, outcome
 from sanitizer.document.loader import from_text
 from sanitizer.formats import detect
 from sanitizer.scope import is_user_ask

@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 from sanitizer.actions import thinking, tools
 from sanitizer.actions.base import Action, Context
-from sanitizer.digest.calls import (
+from sanitizer.digest import (
     VERBS,
     decode_output,
     describe_call,

@@ -13,8 +13,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from summary_helpers import call, corpus_conversations, corpus_files, latest_ask, section_body, session_text
 
-from sanitizer.digest import calls as digest
+from sanitizer import digest
 from sanitizer.summary import summarize_messages
+from sanitizer.textkit.snippets import one_line
 
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURES = ROOT / "fixtures" / "summary"
@@ -118,7 +119,7 @@ def check_corpus_summary(path: Path, messages: list[dict[str, Any]]) -> None:
     # of the most recent actions as fit.
     roomy = len(ask or "") <= summary.max_chars // 2
     for name, arguments in calls[-20 if roomy else -10:]:
-        target = digest.one_line(digest.describe_call(name, arguments).target)
+        target = one_line(digest.describe_call(name, arguments).target)
         # ("clip", 60) shortens a whole item, its verb and backtick included
         target = target if roomy else target[:48]
         assert target in actions, f"{path.name}: target of a recent call missing: {target[:80]}"

@@ -10,15 +10,14 @@ from __future__ import annotations
 import functools
 from importlib.metadata import entry_points
 
+from sanitizer.actions import code, tagged, text, thinking, tools
 from sanitizer.actions.base import Action, Change, Context, Doc
 
 ENTRY_POINT_GROUP = "sanitizer.actions"
 
 
 def _builtins() -> tuple[Action, ...]:
-    from sanitizer.actions import tagged, text, thinking, tools
-
-    by_name = {a.name: a for mod in (tagged, text, thinking, tools) for a in mod.ACTIONS}
+    by_name = {a.name: a for mod in (tagged, text, code, thinking, tools) for a in mod.ACTIONS}
     order = (
         "keep-tag",
         "redact-secrets",

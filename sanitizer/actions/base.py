@@ -6,7 +6,7 @@ working text, its linked copies, and at the end to the document through the adap
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -74,6 +74,8 @@ class Action:
     `redacts`: the action is the redaction contract: it also reaches the latest user message, its
     changes skip `<key_info>` protection (they only replace values), and while a rule using it is
     active every other string of the records is redacted too (`sanitizer.redaction`).
+    `protects`: the tag names a rule with these options protects from every other rule (the
+    config resolves them before any rule runs: `Config.protected_tags`).
     """
 
     name: str
@@ -84,3 +86,4 @@ class Action:
     run_batch: BatchFn | None = None
     always: bool = False
     redacts: bool = False
+    protects: Callable[[Any], Iterable[str]] | None = None

@@ -19,8 +19,7 @@ from sanitizer.actions.base import Action, Change, Context, Doc
 from sanitizer.model import KINDS, Part
 from sanitizer.textkit import spans as _spans
 from sanitizer.textkit import tags as _tags
-
-ALWAYS_PROTECTED = frozenset({"key_info"})
+from sanitizer.textkit.tags import ALWAYS_PROTECTED
 
 
 def protected_tags(ctx: Context) -> set[str]:
@@ -51,6 +50,11 @@ class KeepTagOptions:
         _names(self.tags, "tags")
 
 
+def kept_tags(opts: KeepTagOptions) -> tuple[str, ...]:
+    """The tag names a keep-tag rule protects (read by the config, before any rule runs)."""
+    return opts.tags
+
+
 def keep_tag(parts: list[Part], opts: KeepTagOptions, ctx: Context) -> dict[int, Change]:
     ctx.cache.setdefault("protected_tags", set()).update(t.lower() for t in opts.tags)
     return {}
@@ -69,6 +73,7 @@ KEEP_TAG = Action(
     ),
     kinds=KINDS,
     run_batch=keep_tag,
+    protects=kept_tags,
 )
 
 

@@ -9,7 +9,7 @@ from typing import Any
 
 from sanitizer.actions.base import Action, Change, Context, Doc
 from sanitizer.actions.tagged import protected_tags
-from sanitizer.digest.calls import digest_line, is_digest
+from sanitizer.digest.line import digest_line, is_digest
 from sanitizer.model import Part
 from sanitizer.textkit.spans import cut_middle, has_marker, split_kept_blocks
 from sanitizer.textkit.tags import without_blocks

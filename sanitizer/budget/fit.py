@@ -69,9 +69,8 @@ def message_counts(view: View, san: Sanitizer) -> list[int]:
 
 
 def protected_tag_names(config: Config) -> set[str]:
-    """`key_info` plus the tags the config's `keep-tag` rules protect (as the engine computes them)."""
-    return {"key_info"} | {t.lower() for r in config.active if r.action.name == "keep-tag"
-                           for t in getattr(r.options, "tags", ())}
+    """The config's protected tags (`key_info` plus what its rules protect), as the engine uses them."""
+    return set(config.protected_tags)
 
 
 def measure(view: View, san: Sanitizer) -> int:

@@ -1,10 +1,11 @@
-"""Generated README sections (rules, formats, options, secret kinds), kept in step with the code by a test.
+"""Generated README sections (rules, formats, options, secret kinds, the module tree), kept in step by a test.
 
 `python -m sanitizer.docs` rewrites the marked sections of README.md in place.
 """
 
 from __future__ import annotations
 
+import ast
 import dataclasses
 import re
 import sys
@@ -73,8 +74,34 @@ def secret_kinds_table() -> str:
     return "\n".join(rows)
 
 
+PACKAGE = Path(__file__).resolve().parents[1]
+
+
+def _first_line(path: Path) -> str:
+    """A module's docstring summary: its first line, continued when the sentence wraps."""
+    doc = (ast.get_docstring(ast.parse(path.read_text(encoding="utf-8"))) or "").strip()
+    return " ".join(doc.split("\n\n")[0].split())
+
+
+def modules_tree() -> str:
+    """The package's folders and modules, one line each: the first line of its docstring."""
+    rows: list[tuple[str, str]] = [("sanitizer/", _first_line(PACKAGE / "__init__.py"))]
+
+    def walk(folder: Path, depth: int) -> None:
+        pad = "  " * depth
+        for path in sorted(p for p in folder.iterdir() if p.suffix == ".py" and p.name != "__init__.py"):
+            rows.append((pad + path.name, _first_line(path)))
+        for sub in sorted(p for p in folder.iterdir() if (p / "__init__.py").is_file()):
+            rows.append((pad + sub.name + "/", _first_line(sub / "__init__.py")))
+            walk(sub, depth + 1)
+
+    walk(PACKAGE, 1)
+    width = max(len(name) for name, _ in rows) + 2
+    return "```\n" + "\n".join(f"{name:<{width}}{line}".rstrip() for name, line in rows) + "\n```"
+
+
 SECTIONS = {"rules-table": rules_table, "formats-table": formats_table, "options-table": options_table,
-            "secret-kinds-table": secret_kinds_table}
+            "secret-kinds-table": secret_kinds_table, "modules-tree": modules_tree}
 
 
 def render(readme: str) -> str:

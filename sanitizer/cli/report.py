@@ -7,7 +7,8 @@ from pathlib import Path
 
 import click
 
-from sanitizer.report import Report, render_table
+from sanitizer.cli.table import render_table
+from sanitizer.report import Report
 from sanitizer.run.output import write_atomic
 
 # Exit code under --strict when --budget could not be met (README, "Exit codes").

@@ -1,12 +1,9 @@
-"""One-line digests of tool calls and their results.
+"""What a tool call did: its verb and main target, read from the tool name and arguments.
 
-`describe_call` says what a call did (verb + main target), `outcome` says how it went (exit code,
-line count of the decoded output, first error), `digest_line` puts both on one line:
-
-    [Bash] ran `pytest -q` -> exit 1, 47 lines; first error: AssertionError: expected 3
-
-Used by the `digest-tool-result` action and by the deterministic fallback summary, so the names
-and dataclass fields here are public.  Everything is deterministic and linear in the input size.
+`describe_call` gives a `CallInfo` (verb + main target + paths); `sanitizer.digest.outputs` says
+how the call went and `sanitizer.digest.line` puts both on one line.  Used by the
+`digest-tool-result` action and by the deterministic fallback summary, so the names and dataclass
+fields here are public.  Everything is deterministic and linear in the input size.
 """
 
 from __future__ import annotations
@@ -19,21 +16,9 @@ from typing import Any
 
 import regex
 
-from sanitizer.digest.outputs import Decoded, Outcome, decode_output, outcome
 from sanitizer.textkit.snippets import COMMAND_CHARS, clip, code, one_line, plural
 
-__all__ = [
-    "CallInfo",
-    "Decoded",
-    "Outcome",
-    "VERBS",
-    "decode_output",
-    "describe_call",
-    "digest_line",
-    "is_digest",
-    "outcome",
-    "parse_args",
-]
+__all__ = ["VERBS", "CallInfo", "describe_call", "parse_args", "shell_text"]
 
 VERBS = ("ran", "read", "wrote", "edited", "searched", "fetched", "delegated", "updated todos", "called")
 
@@ -295,24 +280,3 @@ def fallback(d: dict, skip: tuple[str, ...] = ()) -> str:
         if len(bits) == 3:
             break
     return ", ".join(bits)
-
-
-# ---------------------------------------------------------------------------------------------
-# The digest line
-
-
-def digest_line(tool: str | None, args: Any, output: Any, is_error: bool | None = None) -> str:
-    """`[Tool] VERB `target` -> OUTCOME` on one line; deterministic."""
-    info = describe_call(tool, args)
-    result = outcome(tool, args, output, is_error)
-    return f"[{one_line(info.tool)}] {info.phrase()} -> {result.summary()}"
-
-
-_DIGEST_RE = regex.compile(
-    r"\[[^\]\n]{1,200}\] (?:" + "|".join(VERBS) + r")\b[^\n]* -> [^\n]*"
-)
-
-
-def is_digest(text: str) -> bool:
-    """True when `text` is already a digest line (so digesting again changes nothing)."""
-    return "\n" not in text and _DIGEST_RE.fullmatch(text) is not None

@@ -1,12 +1,13 @@
 """What a tool output says: decoded text, exit code, line count, first error line.
 
-The output half of the tool digests (`sanitizer.digest` describes the call and re-exports
-these names); shared with the fallback summary.
+The output half of the tool digests (`sanitizer.digest.calls` describes the call,
+`sanitizer.digest.line` composes both); shared with the fallback summary.
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -165,8 +166,13 @@ def count_lines(text: str) -> int:
     return text.count("\n") + (0 if text.endswith("\n") else 1)
 
 
-def outcome(tool: str | None, args: Any, output: Any, is_error: bool | None = None) -> Outcome:
-    """Exit code, size and first error of a tool result (args are used to know a command ran)."""
+def outcome_of(output: Any, is_error: bool | None, ran_command: Callable[[], bool]) -> Outcome:
+    """Exit code, size and first error of a tool result.
+
+    `ran_command` is asked only when the output itself says nothing of success or failure (then
+    a traceback in the output of a command counts as a failure); `sanitizer.digest.line.outcome`
+    passes "the call's verb is `ran`".
+    """
     dec = decode_output(output)
     text = dec.text
     code = dec.exit_code if dec.exit_code is not None else exit_code_of(text)
@@ -175,10 +181,7 @@ def outcome(tool: str | None, args: Any, output: Any, is_error: bool | None = No
     if is_error is not None or code is not None:
         failed = bool(is_error) or (code is not None and code != 0)
     else:
-        from sanitizer.digest.calls import describe_call
-
-        ran = describe_call(tool, args).verb == "ran" if tool else False
-        failed = bool(_FAILED_START.search(text)) or (ran and "Traceback (most recent call last)" in text)
+        failed = bool(_FAILED_START.search(text)) or ("Traceback (most recent call last)" in text and ran_command())
     return Outcome(code, count_lines(text), len(text), failed, first_error(text) if failed else None)
 
 

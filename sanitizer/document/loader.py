@@ -13,14 +13,13 @@ from typing import Any
 
 from sanitizer.document import json_numbers
 from sanitizer.document.json_indent import dumps_indented
+from sanitizer.errors import InputError
 from sanitizer.model import Damaged, Document, Problem
 
 # `\s` is `str.isspace` (what `str.strip` removes), so this finds what stripping would keep.
 _NON_SPACE = re.compile(r"\S")
 
 
-class InputError(ValueError):
-    """The input cannot be read at all (not JSON, not JSONL, unreadable)."""
 
 
 def copy_tree(node: Any) -> Any:

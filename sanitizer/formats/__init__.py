@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from sanitizer.errors import FormatError
 from sanitizer.formats.anthropic import Anthropic
 from sanitizer.formats.base import Adapter
 from sanitizer.formats.claude_code import ClaudeCode
@@ -22,10 +23,6 @@ ADAPTERS: tuple[Adapter, ...] = (
     Dataset(), Anthropic(), Responses(), OpenAIChat(),
     PydanticAI(),
 )
-
-
-class FormatError(ValueError):
-    """The format cannot be detected, or the named format does not exist."""
 
 
 def by_name(name: str) -> Adapter:

@@ -23,16 +23,13 @@ from collections.abc import Iterator
 from pathlib import Path as FilePath
 from typing import Any
 
+from sanitizer.errors import StateDbError
 from sanitizer.formats.base import live_records, message_list, sample
 from sanitizer.formats.openai_chat import ChatMessages, chat_score, looks_like_chat_message, read_chat_message
 from sanitizer.model import Document, Part, View
 
 CONTENT_JSON_PREFIX = "\x00json:"
 SESSION_KEYS = ("session_id", "session_start", "platform", "last_updated")
-
-
-class StateDbError(ValueError):
-    """A Hermes state.db cannot be read, or does not hold the requested session."""
 
 
 class Hermes(ChatMessages):

@@ -24,16 +24,13 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from sanitizer import Sanitizer, fallback_summary
+from sanitizer.errors import HookError
 
 FOLDER = Path(".claude") / "sanitizer"
 POINTER = "last-compact.json"
 SAFE_ID = re.compile(r"[^A-Za-z0-9._-]")
 HEADER = ("Deterministic summary of this session before compaction (written by the sanitizer from the "
           "transcript; complements the compaction summary above):\n\n")
-
-
-class HookError(Exception):
-    """The hook input cannot be used (exit 1, message on stderr)."""
 
 
 def _session_file(session_id: str, suffix: str) -> str:

@@ -5,11 +5,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from sanitizer.errors import UsageError
 from sanitizer.tokens.counter import DEFAULT_ENCODING
 
-
-class UsageError(ValueError):
-    """The inputs and outputs asked for cannot go together (the command exits 2)."""
+__all__ = ["RunOptions", "UsageError"]
 
 
 @dataclass

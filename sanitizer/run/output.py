@@ -15,7 +15,9 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from sanitizer.document.loader import InputError
+from sanitizer.errors import WriteError
+
+__all__ = ["WriteError", "atomic_output", "encode", "reason", "write_atomic", "write_failure", "write_in_place"]
 from sanitizer.run import procs
 
 _REASONS = {
@@ -29,10 +31,6 @@ _REASONS = {
     errno.EBADF: "not open (closed file descriptor)",
     errno.EPIPE: "the reader went away (broken pipe)",
 }
-
-
-class WriteError(InputError):
-    """An output (file, folder or stdout) cannot be written."""
 
 
 def reason(exc: OSError) -> str:

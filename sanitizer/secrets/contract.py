@@ -19,14 +19,13 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from sanitizer.model import Damaged, Document, Path, Problem, View, get_at
+from sanitizer.report import Cut, RuleStats
 from sanitizer.secrets import scan as _secrets
 from sanitizer.secrets.raw import duplicates, redact_damaged, strings
 from sanitizer.secrets.walk import Walk, apply, redact_json_text, redact_json_texts
 
 if TYPE_CHECKING:
     from sanitizer.config import Config
-    from sanitizer.engine import Cut, RuleStats
-
 _TEXT_KINDS = ("text", "thinking", "tool_result", "tool_call")
 
 __all__ = ["Found", "guard_document", "record", "redact_json_text", "redact_json_texts", "redact_text",
@@ -57,7 +56,6 @@ def record(found: Sequence[Found], rule: str, doc: Document, stats: dict[str, Ru
     """
     if not found:
         return
-    from sanitizer.engine import Cut, RuleStats
 
     st = stats.setdefault(rule, RuleStats())
     for f in found:

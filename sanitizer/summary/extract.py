@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from sanitizer.digest import calls as digest
+from sanitizer import digest
 
 # User text that the user did not type: harness wrappers and notices.  `to_messages(skip_injected=True)`
 # already drops most of them; this is the second line of defence for other callers.

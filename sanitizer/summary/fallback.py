@@ -14,6 +14,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from sanitizer.errors import SummaryFailed
 from sanitizer.summary import layout as L
 from sanitizer.summary.core import summarize_messages
 
@@ -70,15 +71,6 @@ class SummaryResult:
             "failures": [{"index": i, "kind": k, "message": m} for i, k, m in self.failures],
             "summary": self.summary.to_dict() if self.summary is not None else None,
         }
-
-
-class SummaryFailed(RuntimeError):
-    """Every summarizer failed and the caller asked not to fall back (keep the full history)."""
-
-    def __init__(self, failures: list[Failure]):
-        self.failures = list(failures)
-        detail = "; ".join(f"#{i} {kind}: {msg}" for i, kind, msg in self.failures) or "no summarizer given"
-        super().__init__(f"all {len(self.failures)} summarizers failed, history left unsummarized ({detail})")
 
 
 def _names(exc: BaseException) -> str:

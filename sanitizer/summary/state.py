@@ -11,7 +11,7 @@ import posixpath
 import re
 from dataclasses import dataclass, field
 
-from sanitizer.digest import calls as digest
+from sanitizer import digest
 from sanitizer.summary.extract import Call, Session
 from sanitizer.summary.paths import looks_like_path
 from sanitizer.summary.text import clip

@@ -38,10 +38,10 @@ import regex
 
 from sanitizer.textkit import tags as _tags
 from sanitizer.textkit.keywords import KeywordPattern, Scanner
+from sanitizer.textkit.tags import ALWAYS_PROTECTED
 
 MARKER_RE = regex.compile(r"…\[trimmed ([0-9][0-9,]*) chars\]…")
 MAX_SPAN = 1000
-ALWAYS_PROTECTED = frozenset({"key_info"})
 
 ERROR_WORDS = ("Error", "Exception", "Traceback", "FAILED", "exit code")
 ERROR = KeywordPattern(regex.compile("|".join(ERROR_WORDS)), ERROR_WORDS)
@@ -89,7 +89,7 @@ def cut_middle(
     head: int,
     tail: int,
     *,
-    protected_tags: Collection[str] = ("key_info",),
+    protected_tags: Collection[str] = ALWAYS_PROTECTED,
     atomic_tags: Collection[str] = (),
     error_lines: int = 5,
 ) -> tuple[str, str] | None:
@@ -277,10 +277,8 @@ def split_kept_blocks(text: str, names: frozenset[str] | set[str] = ALWAYS_PROTE
     """
     if not text.endswith(">"):
         return text, ""
-    from sanitizer.textkit.tags import find_blocks, outermost
-
     cut = len(text)
-    for block in reversed(outermost(find_blocks(text, sorted(names)))):
+    for block in reversed(_tags.outermost(_tags.find_blocks(text, sorted(names)))):
         if not block.closed or block.end != cut or block.start == 0 or text[block.start - 1] != "\n":
             break
         cut = block.start - 1

@@ -33,6 +33,9 @@ MAX_TAG_CHARS = 2048
 # The rest of a tag after its name: attributes (quoted values may hold `>`), then `>`.
 _TAG_TAIL = regex.compile(r"""(?:[^>"']|"[^"]{0,1024}+"|'[^']{0,1024}+'){0,2000}+>""")
 
+# The tag whose blocks are protected whatever the config (`keep-tag` rules add more names).
+ALWAYS_PROTECTED = frozenset({"key_info"})
+
 
 class Block(NamedTuple):
     """One `<name …>inner</name>` occurrence: text[start:end] is the whole block, text[inner_start:inner_end] its inside."""

@@ -20,23 +20,33 @@ Counting is exact and linear in the text length:
 
 from __future__ import annotations
 
-import functools
 import multiprocessing
 import os
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
-import tiktoken
-
 if TYPE_CHECKING:
     from concurrent.futures import ProcessPoolExecutor
 
-# run_cuts, split_for_bpe and _runs_pattern stay importable from here (callers and tests use them).
 from sanitizer.run import procs
+from sanitizer.tokens.encodings import (
+    DEFAULT_ENCODING,
+    WORD_BOUND_ENCODINGS,
+    EncodingError,
+    encode_counts,
+    encode_summaries,
+    get_encoding,
+    lower_bound,
+    max_high_bytes,
+    max_token_bytes,
+)
 from sanitizer.tokens.pretokens import RUN_MIN, run_cuts, split_for_bpe
 from sanitizer.tokens.pretokens import _runs_pattern as _runs_pattern
 
-DEFAULT_ENCODING = "cl100k_base"
+# The encoding names stay importable from here (callers and tests use them).
+__all__ = ["DEFAULT_ENCODING", "WORD_BOUND_ENCODINGS", "EncodingError", "TokenCounter", "default_threads",
+           "get_encoding", "max_high_bytes", "max_token_bytes", "run_cuts", "split_for_bpe"]
+
 # How far (chars) a run cut may move right to find a compatible token pair before it is dropped
 # (more than the longest token, so a run of one repeated character always lines up).
 RUN_SLACK = 256
@@ -57,74 +67,11 @@ MEMO_MAX_TEXT = MEMO_MAX_CHARS
 # Encodings whose pre-tokenizer pattern keeps the non-space chars of every pre-token contiguous
 # (a pre-token is at most one leading whitespace char, then non-space chars, then trailing line
 # breaks), so a whitespace-separated word never shares a pre-token, hence a token, with another.
-# Not o200k_base: its `[\r\n/]*` suffix lets `!\n/` be one pre-token.
-WORD_BOUND_ENCODINGS = frozenset({"cl100k_base", "p50k_base", "p50k_edit", "r50k_base", "gpt2"})
-_SPLIT_ONLY = ("\x1c", "\x1d", "\x1e", "\x1f")
-
-
-class EncodingError(ValueError):
-    """The requested tiktoken encoding cannot be loaded here."""
-
-
-@functools.lru_cache(maxsize=8)
-def get_encoding(name: str = DEFAULT_ENCODING) -> tiktoken.Encoding:
-    """Load an encoding, preferring the bundled offline copy of it."""
-    errors = []
-    for candidate in (f"{name}_offline", name):
-        try:
-            return tiktoken.get_encoding(candidate)
-        except Exception as exc:  # tiktoken raises ValueError, or network errors while downloading
-            errors.append(f"{candidate}: {type(exc).__name__}: {exc}".splitlines()[0])
-    raise EncodingError(
-        f"cannot load tiktoken encoding {name!r} ({'; '.join(errors)}); "
-        f"use --encoding {DEFAULT_ENCODING} (bundled) or make the encoding file available offline"
-    )
-
-
-# Facts of known encodings, so no run pays for a pass over the whole vocabulary (checked by
-# tests/test_fast_scans.py against the computed values).
-_KNOWN_MAX_TOKEN_BYTES = {"cl100k_base": 128}
-_KNOWN_MAX_HIGH_BYTES = {"cl100k_base": 48}
-
-
-@functools.lru_cache(maxsize=8)
-def max_token_bytes(name: str = DEFAULT_ENCODING, *, known: bool = True) -> int:
-    """The longest token of an encoding, in bytes (computed once per process)."""
-    if known and name in _KNOWN_MAX_TOKEN_BYTES:
-        return _KNOWN_MAX_TOKEN_BYTES[name]
-    return max(map(len, get_encoding(name).token_byte_values()))
-
-
-@functools.lru_cache(maxsize=8)
-def max_high_bytes(name: str = DEFAULT_ENCODING, *, known: bool = True) -> int:
-    """The most bytes >= 0x80 (bytes of non-ASCII chars) that one token of an encoding holds."""
-    if known and name in _KNOWN_MAX_HIGH_BYTES:
-        return _KNOWN_MAX_HIGH_BYTES[name]
-    return max(len(b) - len(b.translate(None, _HIGH_BYTES)) for b in get_encoding(name).token_byte_values())
-
-
-_HIGH_BYTES = bytes(range(0x80, 0x100))
 
 
 def _pool_context():  # noqa: ANN202 - a multiprocessing context
     """Fork where the platform has it: workers inherit the loaded encoding instead of loading it."""
     return multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods() else None)
-
-
-def _encode_counts(job: tuple[str, list[str]]) -> list[int]:
-    name, group = job
-    encode = get_encoding(name).encode_ordinary
-    return [len(encode(p)) for p in group]
-
-
-def _encode_summaries(job: tuple[str, list[str]]) -> list[tuple[int, int, int]]:
-    name, group = job
-    encode = get_encoding(name).encode_ordinary
-    out = []
-    for c in group:
-        toks = encode(c)
-        out.append((len(toks), toks[0], toks[-1]) if toks else (0, -1, -1))
-    return out
 
 
 def default_threads() -> int:
@@ -169,34 +116,12 @@ class TokenCounter:
     def at_least(self, text: str, enough: int | None = None) -> int:
         """A lower bound on `count(text)` that needs no encoding (the count itself when known).
 
-        Every token covers at most `max_token_chars` chars, and at most `max_high_bytes` bytes of
-        non-ASCII chars (48 in cl100k: a run of em dashes), which bounds CJK text.  For encodings
-        whose pre-tokenizer never puts two whitespace-separated words into one pre-token
-        (`WORD_BOUND_ENCODINGS`), there is also at least one token per word; `str.split` also
-        splits at U+001C..U+001F, which are not whitespace to the pre-tokenizer, so a stretch
-        holding one is not counted that way.  Words are counted on growing prefixes, and the
-        bound returns as soon as it exceeds `enough`.
+        See `sanitizer.tokens.encodings.lower_bound`; returns as soon as it exceeds `enough`.
         """
         n = self._memo.get(text)
         if n is not None:
             return n
-        bound = -(-len(text) // self.max_token_chars)
-        if not text.isascii():  # no token holds more than `high` bytes of non-ASCII chars
-            utf8 = len(text.encode("utf-8", "surrogatepass"))
-            high = utf8 - len(text.encode("ascii", "ignore"))
-            bound = max(bound, -(-high // max_high_bytes(self.encoding_name)))
-        if self.encoding_name not in WORD_BOUND_ENCODINGS:
-            return bound
-        size = 4096 if enough is None else max(4096, 8 * (enough + 1))
-        while bound <= (len(text) if enough is None else enough):
-            prefix = text[:size] if size < len(text) else text
-            if any(c in prefix for c in _SPLIT_ONLY):
-                break
-            bound = max(bound, len(prefix.split()))
-            if prefix is text:
-                break
-            size *= 4
-        return bound
+        return lower_bound(text, self.encoding_name, enough)
 
     @staticmethod
     def at_most(text: str) -> int:
@@ -298,12 +223,12 @@ class TokenCounter:
     def _count_plain_later(self, pieces: list[str]) -> Callable[[], list[int]]:
         if not pieces:
             return list
-        later = self._map_later(_encode_counts, self._groups(pieces))
+        later = self._map_later(encode_counts, self._groups(pieces))
         return lambda: [n for counts in later() for n in counts]
 
     def _summaries(self, chunks: list[str]) -> list[tuple[int, int, int]]:
         """(token count, first token, last token) of each chunk."""
-        return [s for part in self._map(_encode_summaries, self._groups(chunks)) for s in part]
+        return [s for part in self._map(encode_summaries, self._groups(chunks)) for s in part]
 
     # --- counting through long runs ---------------------------------------------------------------
 

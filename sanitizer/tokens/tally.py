@@ -13,9 +13,8 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from sanitizer.engine import RuleStats
 from sanitizer.model import Part
-from sanitizer.report import Report
+from sanitizer.report import Report, RuleStats
 from sanitizer.tokens.counter import TokenCounter
 
 
