@@ -27,7 +27,7 @@ from sanitizer.datasets.row import SanitizeColumn
 from sanitizer.run.dataset import atomic_output, is_dataset_jsonl
 
 if TYPE_CHECKING:
-    from sanitizer.cli.command import RunOptions
+    from sanitizer.run.options import RunOptions
 
 INSTALL = {"datasets": "pip install 'sanitizer[datasets]'", "ray": "pip install 'sanitizer[ray]'"}
 

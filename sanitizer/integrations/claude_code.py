@@ -19,7 +19,6 @@ from __future__ import annotations
 import argparse
 import json
 import re
-import sys
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -103,9 +102,10 @@ def handle(event: dict[str, Any], stdout: TextIO, *, folder: Path | None = None,
             stdout.write(json.dumps(out, ensure_ascii=False) + "\n")
 
 
-def main(argv: list[str], stdin: TextIO, stdout: TextIO, stderr: TextIO | None = None) -> int:
-    """`hook claude-code [--transcript] [--dir DIR] [--max-chars N]`, the hook JSON on stdin."""
-    err = stderr or sys.stderr
+def main(argv: list[str], stdin: TextIO, stdout: TextIO, stderr: TextIO) -> int:
+    """`hook claude-code [--transcript] [--dir DIR] [--max-chars N]`, the hook JSON on stdin
+    (the command line passes its own streams in)."""
+    err = stderr
     parser = argparse.ArgumentParser(prog="sanitize hook", description="Run as a Claude Code hook command.")
     parser.add_argument("agent", choices=["claude-code"], help="the agent whose hook JSON arrives on stdin")
     parser.add_argument("--transcript", action="store_true",
