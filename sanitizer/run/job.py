@@ -24,7 +24,7 @@ from sanitizer.run.options import RunOptions, UsageError
 from sanitizer.run.outcome import Outcome, guarded
 from sanitizer.run.output import atomic_output, encode, reason, write_atomic, write_failure
 from sanitizer.run.progress import PARSED, SANITIZED, Bar, CountingReader
-from sanitizer.summary.from_input import fallback_summary
+from sanitizer.summary.from_input import fallback_summaries
 from sanitizer.validate import validate_views
 
 READ_CHUNK = 4 * 1024 * 1024
@@ -129,11 +129,7 @@ def _process(san: Sanitizer, source: str, doc: Document, opts: RunOptions) -> Ou
         report.extra["check"] = findings
         return Outcome(source, None, report, findings)
     if opts.mode == "summary":
-        adapter = san.adapter_for(doc)
-        summary = fallback_summary(doc, format=adapter.name)
-        report = Report(source=source, format=adapter.name, preset="summary", problems=list(doc.problems))
-        report.extra["summary"] = summary.to_dict()
-        return Outcome(source, encode(summary.text if summary.text.endswith("\n") else summary.text + "\n"), report)
+        return _summary(san, source, doc)
     if opts.budget is not None:
         result = fit_document(san, doc, opts.budget, repair=opts.repair_pairs)
     else:
@@ -151,6 +147,20 @@ def _process(san: Sanitizer, source: str, doc: Document, opts: RunOptions) -> Ou
     if opts.html is not None:  # the page is built from the result's (redacted) texts only
         write_atomic(Path(opts.html), encode(render_html(result)))
     return Outcome(source, encode(text), result.report)
+
+
+def _summary(san: Sanitizer, source: str, doc: Document) -> Outcome:
+    """The fallback summary; one headed summary per conversation when the file holds several."""
+    adapter = san.adapter_for(doc)
+    report = Report(source=source, format=adapter.name, preset="summary", problems=list(doc.problems))
+    summaries = fallback_summaries(doc, format=adapter.name)
+    if len(summaries) == 1:
+        summary = summaries[0][1]
+        report.extra["summary"] = summary.to_dict()
+        return Outcome(source, encode(summary.text if summary.text.endswith("\n") else summary.text + "\n"), report)
+    report.extra["summaries"] = [{"conversation": label, **summary.to_dict()} for label, summary in summaries]
+    text = "".join(f"# {source}: {label}\n\n{summary.text.rstrip(chr(10))}\n\n" for label, summary in summaries)
+    return Outcome(source, encode(text), report)
 
 
 def streamable(source: str, opts: RunOptions, san: Sanitizer) -> bool:

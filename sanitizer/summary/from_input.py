@@ -59,6 +59,38 @@ def fallback_summary(obj: Any, previous_summary: str | None = None, focus: str |
                               max_chars=max_chars)
 
 
+def fallback_summaries(obj: Any, *, max_chars: int = 8000, format: str | None = None,
+                       redact: bool = True) -> list[tuple[str, Summary]]:
+    """One headed summary per conversation of the input, each with the label that names it.
+
+    A file of many conversations (a dataset, a Hermes export) is many tasks: summarizing them as
+    one would pick one task as "the" active task without saying which.
+    """
+    views = read_conversations(obj, format)
+    out = []
+    for number, view in enumerate(views, 1):
+        messages, previous = _messages([view]), _compact_summary([view])
+        if redact:
+            messages, previous = _redacted(messages, previous)
+        summary = summarize_messages(messages, previous_summary=previous, max_chars=max_chars)
+        out.append((conversation_label(view, number, len(views)), summary))
+    return out
+
+
+def conversation_label(view: View, number: int, total: int) -> str:
+    """`conversation 3 of 200 (record 2, line 3, session abc)`: what the reader needs to find it."""
+    where = []
+    record = view.meta.get("record")
+    if isinstance(record, int):
+        where.append(f"record {record}")
+        line = view.doc.line_of(record)
+        if line is not None:
+            where.append(f"line {line}")
+    if view.meta.get("session_id"):
+        where.append(f"session {view.meta['session_id']}")
+    return f"conversation {number} of {total}" + (f" ({', '.join(where)})" if where else "")
+
+
 def summarize_with_fallback(obj: Any, summarizers: Sequence[Callable[[list[dict[str, Any]]], str]], *,
                             sanitize_first: bool = True, abort_on_failure: bool = False,
                             previous_summary: str | None = None, focus: str | None = None,
