@@ -12,6 +12,7 @@ from typing import Any
 
 import regex
 
+from sanitizer.textkit import evidence
 from sanitizer.textkit.keywords import KeywordPattern
 from sanitizer.textkit.snippets import clip, plural
 
@@ -34,8 +35,10 @@ class Outcome:
 
     exit_code: from the output (`Exit code 1`, `exit code: 1`, `<returncode>1</returncode>`,
     `[The command completed with exit code 1.]`, Codex `metadata.exit_code`), else None.
-    lines / chars: of the decoded output.  failed: is_error, a non-zero exit code, or an output
-    that starts like an error.  first_error: first error-looking line (≤ 160 chars) when failed.
+    lines / chars: of the decoded output.  failed: is_error, a non-zero exit code, or (no status)
+    an output that starts like an error or, for a command, holds error evidence.  errors: the first
+    distinct error lines (`textkit.evidence`) and error_count all of them; first_error: the first
+    of them, else (failed) the first meaningful line.
     """
 
     exit_code: int | None
@@ -43,6 +46,8 @@ class Outcome:
     chars: int
     failed: bool
     first_error: str | None = None
+    errors: tuple[str, ...] = ()
+    error_count: int = 0
 
     def summary(self) -> str:
         """`exit 1, 47 lines; first error: …` (what follows `->` in a digest line)."""
@@ -53,7 +58,10 @@ class Outcome:
             bits.append("error")
         bits.append(plural(self.lines, "line") if self.lines else "no output")
         out = ", ".join(bits)
-        if self.failed and self.first_error:
+        if self.error_count > 1:
+            shown = f", first {len(self.errors)}" if self.error_count > len(self.errors) else ""
+            out += f"; {self.error_count} error lines{shown}: " + " | ".join(self.errors)
+        elif (self.failed or self.errors) and self.first_error:
             out += "; first error: " + self.first_error
         return out
 
@@ -172,14 +180,19 @@ def outcome(tool: str | None, args: Any, output: Any, is_error: bool | None = No
     code = dec.exit_code if dec.exit_code is not None else exit_code_of(text)
     if is_error is None:
         is_error = dec.is_error
+    from sanitizer.digest.calls import describe_call
+
+    verb = describe_call(tool, args).verb if tool else "called"
+    found = evidence.find(text)
     if is_error is not None or code is not None:
         failed = bool(is_error) or (code is not None and code != 0)
+        # A file read or a search that worked shows content, not errors.
+        if not failed and verb not in ("ran", "called"):
+            found = evidence.Evidence()
     else:
-        from sanitizer.digest.calls import describe_call
-
-        ran = describe_call(tool, args).verb == "ran" if tool else False
-        failed = bool(_FAILED_START.search(text)) or (ran and "Traceback (most recent call last)" in text)
-    return Outcome(code, count_lines(text), len(text), failed, first_error(text) if failed else None)
+        failed = bool(_FAILED_START.search(text)) or (verb == "ran" and bool(found))
+    first = found.lines[0] if found.lines else (first_error(text) if failed else None)
+    return Outcome(code, count_lines(text), len(text), failed, first, found.lines, found.count)
 
 
 def first_error(text: str) -> str | None:
