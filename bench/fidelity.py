@@ -13,7 +13,7 @@ here, not borrowed from the code under test; each fact is then looked up in the 
 - key_info: the body of every `<key_info>` block;
 - constraints: sentences of typed user text with a constraint cue (must, never, always, ...);
 - tool calls: each call's tool name and its main target (command, path, URL, query, pattern);
-- first error (failed): the first error-looking line (else the first line) of each output whose
+- first error (failed): the first error-looking line (a Traceback's exception line, not its header) (else the first line) of each output whose
   status says it failed (is_error, a non-zero exit code);
 - first error (any): the first error-looking line of every output that has one;
 - error lines: every distinct error-looking line of every output;
@@ -63,7 +63,6 @@ KEY_INFO = regex.compile(r"<key_info>(.*?)</key_info>", regex.DOTALL)
 URL = regex.compile(r"https?://[^\s<>\"'`)\]}|\\]++")
 ERROR_START = regex.compile(
     r"[ \t>|+]*+(?:"
-    r"Traceback \(most recent call last\)|"
     r"(?:E[ \t]++)?[\w.]*(?:Error|Exception)(?::|$)|"
     r"(?i:error|fatal|panic)(?:\[\w+\])?:|"
     r"(?:FAILED|ERROR)\b|"
@@ -71,7 +70,7 @@ ERROR_START = regex.compile(
     r"CategoryInfo[ \t]*+:|"
     r"[\w./\\-]++:\d++(?::\d++)?:[ \t]*+(?:fatal )?error\b)"
 )
-ERROR_INSIDE = regex.compile(r"\w(?:Error|Exception): ")
+ERROR_INSIDE = regex.compile(r"(?<![\w.])[A-Z]\w*(?:Error|Exception): ")
 EXIT_WORDS = regex.compile(r"(?i)^\s*(?:exit code|\[the command)")
 SPACES = regex.compile(r"\s++")
 PYTEST_E = regex.compile(r"^E\s++")
@@ -241,11 +240,11 @@ def run_group(title: str, items: list[tuple[str, Callable[[Sanitizer], Any]]], p
     return out + [""]
 
 
-def corpus_items() -> list[tuple[str, Callable[[Sanitizer], Any]]]:
-    if not CORPUS.is_dir():
-        print(f"corpus not found at {CORPUS}: corpus table skipped", file=sys.stderr)
+def corpus_items(corpus: Path = CORPUS) -> list[tuple[str, Callable[[Sanitizer], Any]]]:
+    if not corpus.is_dir():
+        print(f"corpus not found at {corpus}: corpus table skipped", file=sys.stderr)
         return []
-    files = sorted(p for p in CORPUS.rglob("*") if p.is_file() and p.name != "SOURCES.md")
+    files = sorted(p for p in corpus.rglob("*") if p.is_file() and p.name != "SOURCES.md")
     return [(f"{p.parent.name}/{p.name}", lambda s, p=p: s.sanitize_file(p)) for p in files]
 
 
@@ -253,7 +252,7 @@ def probe_items() -> list[tuple[str, Callable[[Sanitizer], Any]]]:
     return [(name, lambda s, make=make: s.sanitize(make())) for name, make in PROBES.items()]
 
 
-def grown_under_packs(counter: TokenCounter) -> list[str]:
+def grown_under_packs(counter: TokenCounter, corpus: Path) -> list[str]:
     from rules import pack_names
 
     plain = Sanitizer("none", count_tokens=False)
@@ -261,7 +260,7 @@ def grown_under_packs(counter: TokenCounter) -> list[str]:
     for preset in pack_names():
         pack = Sanitizer(preset, count_tokens=False)
         grown = []
-        for name, load in corpus_items() + probe_items():
+        for name, load in corpus_items(corpus) + probe_items():
             try:
                 b, a = load(plain), load(pack)
             except Exception:
@@ -278,16 +277,17 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--preset", default="default")
     ap.add_argument("--lost", type=int, default=0, help="print up to N lost facts per category")
+    ap.add_argument("--corpus", type=Path, default=CORPUS, help="corpus folder (default ../shared/corpus)")
     ap.add_argument("--all-packs", action="store_true", help="check every pack for outputs larger than input")
     args = ap.parse_args(argv)
     counter = TokenCounter(DEFAULT_ENCODING)
     print(f"## Fidelity, preset {args.preset}, {datetime.date.today().isoformat()}", "",
           "`python bench/fidelity.py" + (f" --preset {args.preset}" if args.preset != "default" else "") + "`", "",
           sep="\n")
-    print("\n".join(run_group("corpus (../shared/corpus)", corpus_items(), args.preset, args.lost, counter)))
+    print("\n".join(run_group("corpus (../shared/corpus)", corpus_items(args.corpus), args.preset, args.lost, counter)))
     print("\n".join(run_group("generated probes", probe_items(), args.preset, args.lost, counter)))
     if args.all_packs:
-        print("\n".join(grown_under_packs(counter)))
+        print("\n".join(grown_under_packs(counter, args.corpus)))
     return 0
 
 
