@@ -45,6 +45,7 @@ sys.path.insert(0, str(ROOT / "bench"))
 from probes import PROBES  # noqa: E402
 
 from sanitizer import Sanitizer  # noqa: E402
+from sanitizer.config import pack_names  # noqa: E402
 from sanitizer.digest.outputs import decode_output, exit_code_of  # noqa: E402
 from sanitizer.model import View  # noqa: E402
 from sanitizer.scope import is_user_ask  # noqa: E402
@@ -253,8 +254,6 @@ def probe_items() -> list[tuple[str, Callable[[Sanitizer], Any]]]:
 
 
 def grown_under_packs(counter: TokenCounter, corpus: Path) -> list[str]:
-    from rules import pack_names
-
     plain = Sanitizer("none", count_tokens=False)
     out = []
     for preset in pack_names():

@@ -82,7 +82,9 @@ def long_text_probe() -> list[dict[str, Any]]:
     """A long user brief with a constraint sentence deep inside, a long assistant report with URLs in
     its middle, then enough turns that both are old."""
     brief = (_filler(60, "context") + "\nMake sure gitleaks is set to max strict before any commit.\n"
-             + _filler(60, "background") + "\nNever push directly to the main branch.\n" + _filler(10, "notes"))
+             + _filler(60, "background") + "\nNever push directly to the main branch.\n"
+             + "<key_info>The release branch is release/2.4; the CI account is ci-bot.</key_info>\n"
+             + _filler(10, "notes"))
     urls = [f"https://docs.example.org/guide/section-{k}.html" for k in range(12)]
     report = (_filler(60, "finding") + "\n" + "\n".join(f"- source {k}: {u}" for k, u in enumerate(urls))
               + "\n" + _filler(60, "analysis"))
