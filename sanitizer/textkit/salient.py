@@ -17,6 +17,9 @@ from sanitizer.textkit.keywords import KeywordPattern, Scanner
 
 SALIENT_LINES = 24
 SALIENT_CHARS = 4000
+# A middle shorter than this (in original chars) is cut as before: around a small cut, the kept
+# lines and their extra markers could cost more tokens than the cut saves.
+SALIENT_MIN_MIDDLE = 1000
 LINE_MAX = 1000
 SENTENCE_REACH = 300
 

@@ -38,7 +38,7 @@ import regex
 
 from sanitizer.textkit import tags as _tags
 from sanitizer.textkit.keywords import KeywordPattern, Scanner
-from sanitizer.textkit.salient import SALIENT_LINES, middle_lines
+from sanitizer.textkit.salient import SALIENT_LINES, SALIENT_MIN_MIDDLE, middle_lines
 
 MARKER_RE = regex.compile(r"…\[trimmed ([0-9][0-9,]*) chars\]…")
 MAX_SPAN = 1000
@@ -118,7 +118,8 @@ def cut_middle(
         return None
     keep = [(s, e) for s, e in protected if h <= s and e <= p]
     keep += _middle_error_lines(text, h, p, protected, error_lines)
-    keep += middle_lines(text, h, p, protected, cues=cues, limit=salient_lines)
+    if salient_lines and marker_count(text[h:p]) >= SALIENT_MIN_MIDDLE:  # original chars: same on a second cut
+        keep += middle_lines(text, h, p, protected, cues=cues, limit=salient_lines)
     pieces = [text[:h]]
     removed: list[str] = []
     pos = h
