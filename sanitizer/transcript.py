@@ -6,9 +6,11 @@ from typing import Any
 
 import regex
 
+from sanitizer.digest.calls import is_digest
 from sanitizer.model import Part, View
 from sanitizer.pairs import Pairs
 from sanitizer.textkit.images import label_of
+from sanitizer.textkit.spans import split_kept_blocks
 
 # Terminal escapes (CSI colours, OSC titles/links, two-byte escapes): noise in a transcript.  Only
 # renderings drop them; the same-format copy keeps the bytes.
@@ -41,10 +43,35 @@ def _tool_names(view: View) -> dict[str, str]:
     return {call_id: calls[-1].tool or "tool" for call_id, calls in Pairs(view).calls.items() if call_id}
 
 
+def _ambiguous_calls(view: View) -> set[str]:
+    """Call ids a reader needs to pair a result with its call: calls of one message that share a
+    tool name (parallel calls).  Any other result follows its own call, so its header needs no id."""
+    seen: dict[tuple[int, str], list[str]] = {}
+    for p in view.parts:
+        if p.kind == "tool_call" and p.call_id:
+            seen.setdefault((p.message, p.tool or "tool"), []).append(p.call_id)
+    return {cid for ids in seen.values() if len(ids) > 1 for cid in ids}
+
+
+# The outcome half of a digest line (`exit 1, 47 lines; …`): what follows `[Tool] VERB target -> `.
+_OUTCOME = regex.compile(r" -> (?=(?:exit -?\d++, |error, )?(?:[\d,]++ lines?|no output)\b)")
+
+
+def _outcome_only(text: str) -> str:
+    """A digest line without the `[Tool] VERB target` half the call line above already shows."""
+    body, suffix = split_kept_blocks(text)
+    if not body.startswith("[") or not is_digest(body):
+        return text
+    m = _OUTCOME.search(body)
+    return body[m.end():] + suffix if m is not None else text
+
+
 def to_text(view: View, *, skip_injected: bool = False) -> str:
     """The summarizer transcript (Hermes layout): `[USER]: …`, `[ASSISTANT]: …`,
-    `[Tool calls: name(args)]`, `[TOOL RESULT name id]: …`."""
+    `[Tool calls: name(args)]`, `[TOOL RESULT name]: …` (with the call id only where parallel
+    calls of one tool need it); a digest shows only its outcome, since the call line shows the call."""
     names = _tool_names(view)
+    ambiguous = _ambiguous_calls(view)
     blocks: list[str] = []
     for msg in view.messages:
         if skip_injected and msg.injected:
@@ -59,9 +86,13 @@ def to_text(view: View, *, skip_injected: bool = False) -> str:
                 calls.append(f"{part.tool or 'tool'}({part.text})")
             elif part.role == "tool" or part.kind == "tool_result":
                 name = names.get(part.call_id or "", part.tool or "tool")
-                results.append(f"[TOOL RESULT {name} {part.call_id or ''}]".replace(" ]", "]") + f": {result_text(view, part)}")
+                cid = part.call_id if part.call_id in ambiguous or part.call_id not in names else None
+                body = result_text(view, part)
+                results.append(f"[TOOL RESULT {name} {cid or ''}]".replace(" ]", "]")
+                               + f": {_outcome_only(body) if part.call_id in names else body}")
             elif part.kind == "thinking" and not part.replaced:
-                texts.append(f"[THINKING]: {part_text(part)}")
+                if part_text(part).strip():  # reasoning with no text (encrypted, redacted): nothing to read
+                    texts.append(f"[THINKING]: {part_text(part)}")
             elif part.kind != "other":
                 texts.append(part_text(part))
         body = "\n".join(t for t in texts if t)

@@ -58,7 +58,7 @@ def test_to_text_is_a_readable_transcript() -> None:
     assert text.startswith("[USER]: The invoice totals are off by a cent")
     assert "[ASSISTANT]: " in text
     assert "[Tool calls: Bash(" in text
-    assert "[TOOL RESULT Bash toolu_01Ex000002AbCdEf]: Exit code 1" in text
+    assert "[TOOL RESULT Bash]: Exit code 1" in text  # one call per message: no id needed
     assert "iVBORw0KGgo" not in text  # images are labels, never their data
 
 

@@ -209,7 +209,7 @@ def test_success_never_reports_an_error_line() -> None:
 def test_digest_line_examples() -> None:
     out = "Exit code 1\n" + "\n".join(["."] * 44) + "\nE   AssertionError: expected 3\nFAILED x"
     assert digest_line("Bash", '{"command": "pytest -q"}', out) == \
-        "[Bash] ran `pytest -q` -> exit 1, 47 lines; first error: AssertionError: expected 3"
+        "[Bash] ran `pytest -q` -> exit 1, 47 lines; 2 error lines: AssertionError: expected 3 | FAILED x"
     assert digest_line("Read", {"file_path": "src/app.py"}, "x\n" * 120) == "[Read] read `src/app.py` -> 120 lines"
     assert digest_line("Grep", {"pattern": "def main", "path": "src/"}, "a\nb\nc") == \
         "[Grep] searched `def main` in `src/` -> 3 lines"

@@ -9,8 +9,10 @@ import pytest
 from click.testing import CliRunner
 from conftest import check_chat_messages, corpus_params
 
-from sanitizer import Sanitizer
+from sanitizer import Sanitizer, read_conversations, sanitize
 from sanitizer.cli.command import main
+from sanitizer.model import View
+from sanitizer.transcript import to_text
 
 TRAJECTORIES = corpus_params("swe_agent_traj", "openhands_events", "mini_swe_agent")
 
@@ -42,3 +44,36 @@ def test_to_messages_is_valid_chat_with_pairs_as_in_the_input(path: Path) -> Non
         input_answered = {p.call_id for p in view.parts if p.role == "tool" and p.call_id}
         input_calls = {p.call_id for p in view.parts if p.kind == "tool_call" and p.call_id}
         assert answered == input_answered & input_calls
+
+
+def _chat_view(messages: list) -> View:
+    return read_conversations(messages)[0]
+
+
+def test_text_result_headers_carry_ids_only_for_parallel_calls_of_one_tool() -> None:
+    def call(cid: str, name: str) -> dict:
+        return {"id": cid, "type": "function", "function": {"name": name, "arguments": "{}"}}
+
+    msgs = [{"role": "user", "content": "go"},
+            {"role": "assistant", "content": None, "tool_calls": [call("c1", "grep"), call("c2", "grep"),
+                                                                 call("c3", "ls")]},
+            {"role": "tool", "tool_call_id": "c1", "content": "a"},
+            {"role": "tool", "tool_call_id": "c2", "content": "b"},
+            {"role": "tool", "tool_call_id": "c3", "content": "c"}]
+    text = to_text(_chat_view(msgs))
+    assert "[TOOL RESULT grep c1]: a" in text and "[TOOL RESULT grep c2]: b" in text
+    assert "[TOOL RESULT ls]: c" in text and "c3" not in text
+
+
+def test_text_digest_shows_only_its_outcome_and_empty_reasoning_shows_nothing() -> None:
+    out = "Exit code 1\n" + "\n".join(f"step {k} ok" for k in range(40)) + "\nE   AssertionError: expected 3"
+    msgs = [{"role": "user", "content": "run the tests"},
+            {"role": "assistant", "content": None, "reasoning_content": "",
+             "tool_calls": [{"id": "c1", "type": "function",
+                             "function": {"name": "bash", "arguments": '{"command": "pytest -q"}'}}]},
+            {"role": "tool", "tool_call_id": "c1", "content": out}]
+    msgs += [{"role": r, "content": f"turn {k}"} for k in range(12) for r in ("user", "assistant")]
+    text = sanitize(msgs).text()
+    assert "[Tool calls: bash(" in text and "pytest -q" in text
+    assert "[TOOL RESULT bash]: exit 1, 42 lines; first error: AssertionError: expected 3" in text
+    assert "[THINKING]" not in text

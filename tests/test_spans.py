@@ -221,7 +221,7 @@ SEPS = [" ", "\n", "\r\n", " words here ", "\nplain line\n"]
        numbers, numbers)
 def test_cut_points_fall_between_whole_spans(items: list[tuple[str, str]], head: int, tail: int) -> None:
     text = "".join(span + sep for span, sep in items)
-    result = cut_middle(text, head, tail, error_lines=0)
+    result = cut_middle(text, head, tail, error_lines=0, salient_lines=0)
     if result is None:
         return
     new = result[0]

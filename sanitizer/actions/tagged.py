@@ -281,7 +281,8 @@ TRIM_TAG = Action(
              "<tool_result> (configurable `tags`) over `max-chars`, keeping `head` + `tail` chars "
              "and the tags",
         why="Long reasoning and inline tool traffic matter mostly at their start and their end",
-        loses="The middle of long tagged blocks, except protected blocks and up to 5 error lines; "
+        loses="The middle of long tagged blocks, except protected blocks, up to 5 error lines and up to 24 "
+              "lines with URLs; "
               "URLs, paths, inline code and flags at the cut points are kept whole",
         before="<thinking>(2,000 chars of reasoning)</thinking>",
         after="<thinking>(first 400 chars)…[trimmed 1,200 chars]…(last 400 chars)</thinking>",

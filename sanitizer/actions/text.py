@@ -156,7 +156,8 @@ class TrimTextOptions:
 def trim_text(part: Part, opts: TrimTextOptions, ctx: Context) -> Change | None:
     if len(part.text) <= opts.max_chars:
         return None
-    cut = _spans.cut_middle(part.text, opts.head, opts.tail, protected_tags=protected_tags(ctx))
+    cut = _spans.cut_middle(part.text, opts.head, opts.tail, protected_tags=protected_tags(ctx),
+                            cues=part.role == "user")
     if cut is None:
         return None
     return Change(text=cut[0], removed=cut[1])
@@ -169,8 +170,9 @@ TRIM_TEXT = Action(
         what="Cuts the middle of any text over `max-chars`, keeping `head` + `tail` chars and a "
              "`…[trimmed N chars]…` marker",
         why="Errors and results live at the end of outputs, intent at the start",
-        loses="The middle of long texts, except protected blocks and up to 5 error lines; URLs, "
-              "paths, inline code and flags at the cut points are kept whole",
+        loses="The middle of long texts, except protected blocks, up to 5 error lines and up to 24 lines "
+              "with URLs or (user text) constraint sentences; URLs, paths, inline code and flags at "
+              "the cut points are kept whole",
         before="(10,000 chars of build log)",
         after="(first 4,000 chars)…[trimmed 4,500 chars]…(last 1,500 chars)",
     ),

@@ -60,10 +60,11 @@ DIGEST = Action(
     doc=Doc(
         what="Replace an old tool result over `min-chars` chars by one line naming the tool, its main "
              "target (command, file, pattern, URL) and the outcome (exit code, line count of the decoded "
-             "output, first error line when it failed).",
+             "output, and the first 5 distinct error lines with their count, found from the content "
+             "when no status says it failed).",
         why="Old tool output is the bulk of an agent transcript; a summarizer needs what was done and "
             "whether it worked, not the full listing.",
-        loses="The output itself: file contents, listings, passing test logs, all but the first error line.",
+        loses="The output itself: file contents, listings, passing test logs, error lines after the first 5.",
         before="Exit code 1\n============ test session starts ============\n… 45 more lines …\n"
                "E   AssertionError: expected 3",
         after="[Bash] ran `pytest -q` -> exit 1, 47 lines; first error: AssertionError: expected 3",

@@ -19,7 +19,7 @@ from sanitizer.textkit.snippets import one_line
 
 def outcome(tool: str | None, args: Any, output: Any, is_error: bool | None = None) -> Outcome:
     """Exit code, size and first error of a tool result (args are used to know a command ran)."""
-    return outcome_of(output, is_error, lambda: describe_call(tool, args).verb == "ran" if tool else False)
+    return outcome_of(output, is_error, describe_call(tool, args).verb if tool else "called")
 
 
 def digest_line(tool: str | None, args: Any, output: Any, is_error: bool | None = None) -> str:

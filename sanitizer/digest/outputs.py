@@ -7,12 +7,12 @@ The output half of the tool digests (`sanitizer.digest.calls` describes the call
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 import regex
 
+from sanitizer.textkit import evidence
 from sanitizer.textkit.keywords import KeywordPattern
 from sanitizer.textkit.snippets import clip, plural
 
@@ -35,8 +35,10 @@ class Outcome:
 
     exit_code: from the output (`Exit code 1`, `exit code: 1`, `<returncode>1</returncode>`,
     `[The command completed with exit code 1.]`, Codex `metadata.exit_code`), else None.
-    lines / chars: of the decoded output.  failed: is_error, a non-zero exit code, or an output
-    that starts like an error.  first_error: first error-looking line (≤ 160 chars) when failed.
+    lines / chars: of the decoded output.  failed: is_error, a non-zero exit code, or (no status)
+    an output that starts like an error or, for a command, holds error evidence.  errors: the first
+    distinct error lines (`textkit.evidence`) and error_count all of them; first_error: the first
+    of them, else (failed) the first meaningful line.
     """
 
     exit_code: int | None
@@ -44,6 +46,8 @@ class Outcome:
     chars: int
     failed: bool
     first_error: str | None = None
+    errors: tuple[str, ...] = ()
+    error_count: int = 0
 
     def summary(self) -> str:
         """`exit 1, 47 lines; first error: …` (what follows `->` in a digest line)."""
@@ -54,7 +58,10 @@ class Outcome:
             bits.append("error")
         bits.append(plural(self.lines, "line") if self.lines else "no output")
         out = ", ".join(bits)
-        if self.failed and self.first_error:
+        if self.error_count > 1:
+            shown = f", first {len(self.errors)}" if self.error_count > len(self.errors) else ""
+            out += f"; {self.error_count} error lines{shown}: " + " | ".join(self.errors)
+        elif (self.failed or self.errors) and self.first_error:
             out += "; first error: " + self.first_error
         return out
 
@@ -166,23 +173,28 @@ def count_lines(text: str) -> int:
     return text.count("\n") + (0 if text.endswith("\n") else 1)
 
 
-def outcome_of(output: Any, is_error: bool | None, ran_command: Callable[[], bool]) -> Outcome:
-    """Exit code, size and first error of a tool result.
+def outcome_of(output: Any, is_error: bool | None, verb: str) -> Outcome:
+    """Exit code, size and error lines of a tool result; `verb` says what the call did.
 
-    `ran_command` is asked only when the output itself says nothing of success or failure (then
-    a traceback in the output of a command counts as a failure); `sanitizer.digest.line.outcome`
-    passes "the call's verb is `ran`".
+    Error evidence in the text makes a command (`ran`, or a call of unknown kind) with no status
+    a failure; a read or a search that worked shows content, not errors.
+    `sanitizer.digest.line.outcome` passes the call's verb.
     """
     dec = decode_output(output)
     text = dec.text
     code = dec.exit_code if dec.exit_code is not None else exit_code_of(text)
     if is_error is None:
         is_error = dec.is_error
+    found = evidence.find(text)
     if is_error is not None or code is not None:
         failed = bool(is_error) or (code is not None and code != 0)
+        # A file read or a search that worked shows content, not errors.
+        if not failed and verb not in ("ran", "called"):
+            found = evidence.Evidence()
     else:
-        failed = bool(_FAILED_START.search(text)) or ("Traceback (most recent call last)" in text and ran_command())
-    return Outcome(code, count_lines(text), len(text), failed, first_error(text) if failed else None)
+        failed = bool(_FAILED_START.search(text)) or (verb == "ran" and bool(found))
+    first = found.lines[0] if found.lines else (first_error(text) if failed else None)
+    return Outcome(code, count_lines(text), len(text), failed, first, found.lines, found.count)
 
 
 def first_error(text: str) -> str | None:

@@ -38,6 +38,7 @@ import regex
 
 from sanitizer.textkit import tags as _tags
 from sanitizer.textkit.keywords import KeywordPattern, Scanner
+from sanitizer.textkit.salient import SALIENT_LINES, SALIENT_MIN_MIDDLE, middle_lines
 from sanitizer.textkit.tags import ALWAYS_PROTECTED
 
 MARKER_RE = regex.compile(r"…\[trimmed ([0-9][0-9,]*) chars\]…")
@@ -92,12 +93,15 @@ def cut_middle(
     protected_tags: Collection[str] = ALWAYS_PROTECTED,
     atomic_tags: Collection[str] = (),
     error_lines: int = 5,
+    salient_lines: int = SALIENT_LINES,
+    cues: bool = False,
 ) -> tuple[str, str] | None:
     """Keep about `head` chars and `tail` chars, replace the middle by a marker.
 
     `protected_tags` blocks are never cut and are kept even inside the middle (`key_info` is
     always among them); closed `atomic_tags` blocks are never cut through but may be removed whole (an unclosed one has no
-    known extent and is plain text here).
+    known extent and is plain text here).  Up to `salient_lines` lines with URLs (and, with
+    `cues`, constraint sentences: user text) in the middle are kept too (`textkit.salient`).
     Returns (new_text, removed_text), or None when nothing would be saved.
     """
     if head < 0 or tail < 0:
@@ -114,6 +118,8 @@ def cut_middle(
         return None
     keep = [(s, e) for s, e in protected if h <= s and e <= p]
     keep += _middle_error_lines(text, h, p, protected, error_lines)
+    if salient_lines and marker_count(text[h:p]) >= SALIENT_MIN_MIDDLE:  # original chars: same on a second cut
+        keep += middle_lines(text, h, p, protected, cues=cues, limit=salient_lines)
     pieces = [text[:h]]
     removed: list[str] = []
     pos = h

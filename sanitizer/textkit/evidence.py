@@ -1,0 +1,111 @@
+"""Error evidence in any output: the lines that say something went wrong, whatever the status.
+
+One linear detector shared by the tool digest, the text cuts and the summary.  A line is error
+evidence when it starts (after indentation, `+`, `>` or `|`) like an error record, or holds an
+exception name followed by its message:
+
+- exception lines (`ValueError: bad input`, `ModuleNotFoundError: …`, pytest `E   AssertionError`,
+  `E   assert 4 == 3`), `KeyError: 'x'` inside a log line;
+- `Error:` / `error:` / `fatal:` / `panic:` / `error[E0425]:` at line start, `npm ERR!`;
+- pytest `FAILED …` / `ERROR …` lines;
+- PowerShell error records (`+ CategoryInfo : ObjectNotFound: …`);
+- compiler diagnostics (`src/a.c:41:17: error: …`, `App.cs(3,5): error CS1002: …`);
+- non-zero exit statements (`exited with code 2`, `make: *** [all] Error 2`).
+
+A Traceback header is evidence but not a line worth quoting: its exception line is.  Candidate
+lines are found with `str.find` on a few literals (`KeywordPattern`), so a text without errors is
+scanned at `find` speed and each line is tried at most once.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import regex
+
+from sanitizer.textkit.keywords import KeywordPattern, Scanner
+
+LINE_CHARS = 160
+LIMIT = 5
+
+_LITERALS = ("Error", "error", "ERROR", "Exception", "FAILED", "fatal", "panic", "ERR!", "CategoryInfo", "exit",
+             "Exit", "status", "assert", "Traceback")
+# Any occurrence of a literal marks its line as a candidate: every line the patterns below accept
+# holds one of the literals.
+_FIND = KeywordPattern(regex.compile("|".join(regex.escape(x) for x in _LITERALS)), _LITERALS)
+_LINE = regex.compile(
+    r"[ \t>|+]*+(?:"
+    r"(?:E[ \t]++)?[\w.]{0,80}?(?:Error|Exception)(?::|[ \t]*+$)|"
+    r"E[ \t]++assert\b|"
+    r"(?:[Ee]rror|ERROR|fatal|FATAL|panic)(?:\[\w++\])?:|"
+    r"(?:FAILED|ERROR)(?: (?!=)|$)|"
+    r"npm ERR!|"
+    r"CategoryInfo[ \t]*+:|"
+    r"[\w./\\~-]++(?::\d++(?::\d++)?:|\(\d++(?:,\d++)?\):)[ \t]*+(?:fatal )?(?:error|Error)\b"
+    r")"
+)
+_INSIDE = regex.compile(
+    r"(?<![\w.])(?<!except )(?<!raise )(?<!class )[A-Z][\w.]{0,60}?(?:Error|Exception): \S|"
+    r"(?i:\bexit(?:ed)?(?: with)? (?:code|status)|\breturn(?:ed)? code|\bexit status)[ :=]*+(?:[1-9]|-\d)|"
+    r"\*\*\* \[[^\]\n]*+\] Error \d"
+)
+# The status line a harness writes (`Exit code 1`) is read by the exit-code parser, not quoted.
+_STATUS = regex.compile(r"[ \t]*+(?:Exit code:?[ \t]++-?\d++|\[[^\]\n]*?exit code -?\d++\.?\])[ \t]*+$",
+                        regex.IGNORECASE)
+_TRACEBACK = "Traceback (most recent call last)"
+_ANSI = regex.compile(r"\x1b\[[0-9;?]*+[ -/]*+[@-~]")
+_NOISE = regex.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]|</?tool_use_error>")
+_SPACES = regex.compile(r"\s++")
+_PREFIX = regex.compile(r"^(?:[+>|] ?)?E (?=\S)")
+
+
+@dataclass(frozen=True, slots=True)
+class Evidence:
+    """The distinct error lines of a text (cleaned, first `limit`), how many there are, and whether
+    a Traceback header was seen (evidence even when no line is quoted)."""
+
+    lines: tuple[str, ...] = ()
+    count: int = 0
+    traceback: bool = False
+
+    def __bool__(self) -> bool:
+        return self.count > 0 or self.traceback
+
+
+def clean_line(line: str) -> str:
+    """One line as quoted: no ANSI codes or control characters, runs of spaces as one, no pytest
+    `E ` prefix, cut at 160 chars."""
+    line = _NOISE.sub("", _ANSI.sub("", line[: LINE_CHARS * 8]))
+    line = _PREFIX.sub("", _SPACES.sub(" ", line).strip())
+    return line if len(line) <= LINE_CHARS else line[: LINE_CHARS - 1].rstrip() + "…"
+
+
+def is_error_line(line: str) -> bool:
+    """True when one line (no line break) is error evidence."""
+    return _LINE.match(line) is not None or _INSIDE.search(line) is not None
+
+
+def find(text: str, limit: int = LIMIT) -> Evidence:
+    """Error evidence of `text`: its first `limit` distinct error lines and their total count."""
+    scanner = Scanner(_FIND, text)
+    seen: dict[str, None] = {}
+    traceback = False
+    pos = 0
+    while (m := scanner.search(pos)) is not None:
+        start = text.rfind("\n", 0, m.start()) + 1
+        end = text.find("\n", m.start())
+        end = len(text) if end < 0 else end
+        line = text[start:end]
+        pos = end + 1
+        if "\x1b" in line:
+            line = _ANSI.sub("", line)
+        if _TRACEBACK in line:
+            traceback = True
+        elif is_error_line(line) and not _STATUS.match(line):
+            cleaned = clean_line(line)
+            if cleaned:
+                seen.setdefault(cleaned, None)
+        if pos > len(text):
+            break
+    lines = tuple(seen)
+    return Evidence(lines[:limit], len(lines), traceback)

@@ -1,0 +1,73 @@
+"""The error-evidence detector: which lines count, which do not, bounds and linearity of the scan."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from sanitizer.textkit.evidence import LIMIT, clean_line, find, is_error_line
+
+
+@pytest.mark.parametrize("line", [
+    "ModuleNotFoundError: No module named 'redis_queue'",
+    "E       AssertionError: expected 3",
+    "E       assert 4 == 3",
+    "2026-01-03 10:00:01 worker crashed: KeyError: 'tenant_id'",
+    "error: failed to push some refs to 'origin'",
+    "Error: Cannot find module 'left-pad'",
+    "fatal: not a git repository (or any of the parent directories): .git",
+    "panic: runtime error: index out of range [3] with length 3",
+    "error[E0425]: cannot find value `x` in this scope",
+    "FAILED tests/test_x.py::test_a - AssertionError: boom",
+    "ERROR tests/test_y.py - ImportError: cannot import name 'z'",
+    "    + CategoryInfo          : ObjectNotFound: (x:String) [], CommandNotFoundException",
+    "src/parse.c:41:17: error: 'len' undeclared (first use in this function)",
+    "App.cs(3,5): error CS1002: ; expected",
+    "npm ERR! code ELIFECYCLE",
+    "Process exited with code 2",
+    "make: *** [Makefile:12: build] Error 2",
+])
+def test_error_lines_are_evidence(line: str) -> None:
+    assert is_error_line(line)
+    assert find("ok\n" + line + "\nok").lines == (clean_line(line),)
+
+
+@pytest.mark.parametrize("line", [
+    "    except KeyError: pass",
+    "raise ValueError('x')",
+    "src/a.py:3: raise ValueError('x')",
+    "ERROR = 1",
+    "Process exited with code 0",
+    "tests/test_a.py::test_errors PASSED",
+    "class ParseError(Exception):",
+])
+def test_ordinary_lines_are_not_evidence(line: str) -> None:
+    assert not find(line)
+
+
+def test_status_lines_and_traceback_header_are_evidence_without_being_quoted() -> None:
+    text = ("Exit code 1\nTraceback (most recent call last):\n  File \"x.py\", line 3, in <module>\n"
+            "ValueError: bad input\n[The command completed with exit code 1.]")
+    ev = find(text)
+    assert ev.traceback and ev.lines == ("ValueError: bad input",) and ev.count == 1
+    assert find("Traceback (most recent call last):\n  File \"x.py\"") and not find("all good").count
+
+
+def test_distinct_lines_are_bounded_and_counted() -> None:
+    text = "\n".join(f"src/m{i}.c:1:1: error: e{i}" for i in range(12)) + "\nsrc/m0.c:1:1: error: e0"
+    ev = find(text)
+    assert len(ev.lines) == LIMIT and ev.count == 12 and ev.lines[0] == "src/m0.c:1:1: error: e0"
+
+
+def test_ansi_codes_do_not_hide_an_error_line() -> None:
+    assert find("\x1b[31mError:\x1b[0m   something   broke").lines == ("Error: something broke",)
+
+
+@given(st.text(alphabet=st.sampled_from("aE rxo:\nFAILED()"), max_size=200),
+       st.text(alphabet=st.sampled_from("ab \n"), max_size=100))
+def test_a_planted_error_line_is_always_found(noise: str, tail: str) -> None:
+    line = "ModuleNotFoundError: No module named 'planted'"
+    ev = find(noise + "\n" + line + "\n" + tail, limit=1000)
+    assert line in ev.lines and ev.count == len(ev.lines)
+    assert all(len(x) <= 160 and "\n" not in x for x in ev.lines)
