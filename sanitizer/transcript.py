@@ -6,7 +6,7 @@ from typing import Any
 
 import regex
 
-from sanitizer.digest.calls import is_digest
+from sanitizer.digest.line import is_digest
 from sanitizer.model import Part, View
 from sanitizer.pairs import Pairs
 from sanitizer.textkit.images import label_of
