@@ -8,32 +8,16 @@ import json
 from pathlib import Path
 
 import pytest
-from conftest import CORPUS, pairs
+from conftest import pairs
 from hypothesis import given
 from hypothesis import strategies as st
+from shape_helpers import corpus, edit
 
 from sanitizer import Sanitizer
 from sanitizer.document.loader import from_object, from_text, to_text
 from sanitizer.formats import detect
-from sanitizer.model import Document, Part, View
+from sanitizer.model import Part
 from sanitizer.transcript import to_messages
-
-
-def corpus(folder: str, name: str) -> tuple[str, Document, list[View]]:
-    path = CORPUS / folder / name
-    if not path.is_file():
-        pytest.skip(f"../shared/corpus not found: {path}")
-    text = path.read_text(encoding="utf-8")
-    doc = from_text(text, str(path))
-    return text, doc, list(detect(doc).views(doc))
-
-
-def edit(part: Part, text: str) -> None:
-    """What the engine does for a cut that reaches every copy with the same text."""
-    part.original = part.text
-    part.text = text
-    part.meta["copy_texts"] = [text] * len(part.copies)
-
 
 # -- mini-swe-agent 1.1 ------------------------------------------------------------------------
 

@@ -178,11 +178,12 @@ class Gate:
             while at >= 0:
                 starts.append((at - reach, at))
                 at = text.find(lit, at + 1)
-        return _windows(pattern, text, sorted(starts))
+        return matches_in_windows(pattern, text, sorted(starts))
 
 
-def _windows(pattern: Any, text: str, windows: list[tuple[int, int]]) -> Iterator[Any]:
-    """The matches `pattern.finditer(text)` gives, when every match starts in one of `windows`."""
+def matches_in_windows(pattern: Any, text: str, windows: list[tuple[int, int]]) -> Iterator[Any]:
+    """The matches `pattern.finditer(text)` gives, when every match starts in one of the sorted
+    `windows` (lo, hi): the pattern is tried only there (shared with the plain anchored scan)."""
     pos = 0  # the end of the last match, or the next untried start
     for lo, hi in windows:
         for s in range(max(lo, pos, 0), hi + 1):

@@ -141,16 +141,7 @@ def _anchored(sp: SecretPattern, text: str, low: str, hits: dict[str, list[int]]
         if lit not in hits:
             hits[lit] = [m.start() for m in _FINDERS[lit].finditer(low)]
     windows = sorted((i - reach, i) for lit, reach in sp.anchors for i in hits[lit])
-    pos = 0  # where the scan stands: the end of the last match, or the next untried start
-    for lo, hi in windows:
-        for s in range(max(lo, pos, 0), hi + 1):
-            m = sp.pattern.match(text, s)
-            if m is not None:
-                yield m
-                pos = m.end()
-                break
-        else:
-            pos = max(pos, hi + 1)
+    yield from _prefilter.matches_in_windows(sp.pattern, text, windows)
 
 
 def redact(text: str, *, fast: bool = True) -> tuple[str, list[str]]:
