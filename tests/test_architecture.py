@@ -4,6 +4,7 @@ imports click and rich, only `formats/` names a format, small modules."""
 from __future__ import annotations
 
 import ast
+import tomllib
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -138,3 +139,10 @@ def test_own_modules_are_imported_at_the_top_below_the_command_line() -> None:
                  for name, path in _outside_cli() for node, target, at_top in imports(path, name)
                  if not at_top and target.startswith("sanitizer")]
     assert not offenders, "\n".join(offenders)
+
+
+def test_every_package_folder_is_installed() -> None:
+    """`pip install .` (not editable) ships only the packages pyproject lists: a new room must be listed."""
+    listed = set(tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["setuptools"]["packages"])
+    folders = {".".join(p.parent.relative_to(ROOT).parts) for p in PACKAGE.rglob("__init__.py")}
+    assert folders <= listed, f"not in pyproject's packages: {sorted(folders - listed)}"
