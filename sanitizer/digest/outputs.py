@@ -89,7 +89,6 @@ _FAILED_START = regex.compile(
 )
 _EXCEPTION_LINE = regex.compile(r"(?m)^(?=\S)(?!Traceback|During handling|The above exception)[^\n]+")
 _EXIT_LINE = regex.compile(r"\s*Exit code:?\s+-?\d+\s*$", regex.IGNORECASE)
-_ANSI = regex.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]")
 _SPACES = regex.compile(r"\s+")
 _CONTROL = regex.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 _TAGS = regex.compile(r"</?tool_use_error>")
@@ -223,7 +222,7 @@ def line_at(text: str, at: int) -> str:
 
 
 def clean(line: str) -> str:
-    line = _CONTROL.sub("", _TAGS.sub("", _ANSI.sub("", line[: ERROR_CHARS * 8])))
+    line = _CONTROL.sub("", _TAGS.sub("", evidence.ANSI_CSI.sub("", line[: ERROR_CHARS * 8])))
     line = _SPACES.sub(" ", line).strip()
     line = regex.sub(r"^E (?=\S)", "", line)
     return clip(line, ERROR_CHARS, words=False)

@@ -53,7 +53,8 @@ _INSIDE = regex.compile(
 _STATUS = regex.compile(r"[ \t]*+(?:Exit code:?[ \t]++-?\d++|\[[^\]\n]*?exit code -?\d++\.?\])[ \t]*+$",
                         regex.IGNORECASE)
 _TRACEBACK = "Traceback (most recent call last)"
-_ANSI = regex.compile(r"\x1b\[[0-9;?]*+[ -/]*+[@-~]")
+# A terminal colour/cursor escape (CSI): error lines are compared and quoted without them.
+ANSI_CSI = regex.compile(r"\x1b\[[0-9;?]*+[ -/]*+[@-~]")
 _NOISE = regex.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]|</?tool_use_error>")
 _SPACES = regex.compile(r"\s++")
 _PREFIX = regex.compile(r"^(?:[+>|] ?)?E (?=\S)")
@@ -75,7 +76,7 @@ class Evidence:
 def clean_line(line: str) -> str:
     """One line as quoted: no ANSI codes or control characters, runs of spaces as one, no pytest
     `E ` prefix, cut at 160 chars."""
-    line = _NOISE.sub("", _ANSI.sub("", line[: LINE_CHARS * 8]))
+    line = _NOISE.sub("", ANSI_CSI.sub("", line[: LINE_CHARS * 8]))
     line = _PREFIX.sub("", _SPACES.sub(" ", line).strip())
     return line if len(line) <= LINE_CHARS else line[: LINE_CHARS - 1].rstrip() + "…"
 
@@ -98,7 +99,7 @@ def find(text: str, limit: int = LIMIT) -> Evidence:
         line = text[start:end]
         pos = end + 1
         if "\x1b" in line:
-            line = _ANSI.sub("", line)
+            line = ANSI_CSI.sub("", line)
         if _TRACEBACK in line:
             traceback = True
         elif is_error_line(line) and not _STATUS.match(line):
