@@ -266,13 +266,24 @@ def read_user_config(path: Path) -> tuple[dict[str, Any], str]:
 
 
 def find_user_config(start: Path) -> tuple[dict[str, Any], str] | None:
-    """`sanitizer.toml`, or `[tool.sanitizer]` in pyproject.toml, in the current folder."""
+    """`sanitizer.toml`, or `[tool.sanitizer]` in pyproject.toml, in the current folder.
+
+    A folder whose entries cannot be looked at (no search permission) holds no configuration
+    for us: the run goes on with the pack, as it would in an empty folder.
+    """
     own = start / "sanitizer.toml"
-    if own.is_file():
+    if _is_file(own):
         return read_user_config(own)
     pyproject = start / "pyproject.toml"
-    if pyproject.is_file():
+    if _is_file(pyproject):
         data, source = read_user_config(pyproject)
         if data:
             return data, f"{source} [tool.sanitizer]"
     return None
+
+
+def _is_file(path: Path) -> bool:
+    try:
+        return path.is_file()
+    except OSError:  # Path.is_file raises PermissionError where the folder cannot be searched
+        return False

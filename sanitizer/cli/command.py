@@ -30,7 +30,9 @@ def _stderr_is_terminal() -> bool:
 
 
 @click.command(cls=VerbCommand, context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
-@click.argument("files", nargs=-1, type=click.Path(allow_dash=True, path_type=str))
+# readable=False: an unreadable input gets the run's own one-line message and exit 1 (click's
+# check would make it a usage error, exit 2).
+@click.argument("files", nargs=-1, type=click.Path(allow_dash=True, readable=False, path_type=str))
 @click.option("-o", "--output", "output", type=click.Path(dir_okay=True, path_type=Path),
               help="Write the result here (a folder when several files are given); default stdout.")
 @click.option("--preset", default="default", show_default=True,
