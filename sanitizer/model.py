@@ -11,12 +11,71 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypedDict
 
 Path = tuple[Any, ...]
 
 KINDS = ("text", "thinking", "tool_call", "tool_result", "image", "other")
 ROLES = ("system", "user", "assistant", "tool")
+
+
+class PartMeta(TypedDict, total=False):
+    """What a `Part` carries besides its fields: the contract between formats, rules and renderers.
+
+    Formats set the reading keys; the engine sets the working keys.  Every key used anywhere is
+    declared here (`tests/test_architecture.py` checks the source and the corpus against it).
+    """
+
+    # Set by formats while reading.
+    signed: bool  # thinking with a real signature: never edited
+    args_object: bool  # tool-call arguments stored as an object (written back as one), not a JSON string
+    merge_args: bool  # OpenHands: changed arguments are merged into the action's own fields
+    action: str  # OpenHands V0: the action name the arguments belong to
+    is_error: bool | None  # the output's own failure flag, where the format records one
+    exit_code: int  # the exit status the format recorded for the output
+    empty: bool  # an output that was empty in the input
+    field: bool  # the text is a plain record field (not a block): it is never replaced by a block
+    text_type: str  # Responses / Codex: the content item's `type`
+    type: str  # an `other` block's type, for reports and renderings
+    node: str  # pydantic-ai: the node type the value sits in
+    json: bool  # pydantic-ai: a tool return stored as JSON, not a string
+    dialect: str  # dataset rows: `anthropic` when the row's messages use Anthropic blocks
+    encoded_output: dict[str, Any]  # Codex: how a doubly encoded output is re-encoded byte for byte
+    observation: str  # a tool observation carried as user text: the command it answers
+    agent_id: str  # Claude Code: the sub-agent a Task call started
+    media_type: str | None  # image: its MIME type
+    data: str | None  # image: its base64 data
+    url: str | None  # image: its address
+    label: str  # image: the label a reader sees instead of the data (made once)
+    # Working state, set by the engine.
+    image: bool  # the part was an image before a rule replaced it
+    replaced_kind: str  # the kind the part had before a rule replaced it
+    replaced_as: str  # the kind a replaced part takes (formats that need another than `text`)
+    copy_texts: list[str]  # the texts of the part's linked copies, as last carried over
+    copies_redacted: set[int]  # which linked copies redaction has already settled
+
+
+class MessageMeta(TypedDict, total=False):
+    """What a `Message` carries besides its fields (set by formats)."""
+
+    injected: bool  # system reminders, meta records, a sub-agent's prompt: not a person's words
+    sidechain: bool  # Claude Code: a sub-agent turn inside the main file
+    parent_call: str  # the Task call a sidechain message belongs to
+    compact_summary: bool  # Claude Code: a compaction summary stored in the session
+    observation: bool  # a tool observation carried as a user message (SWE-agent, mini-swe-agent)
+    command: str  # the command an observation answers
+    exit: bool  # mini-swe-agent: the exit message (an assistant text, never a person's ask)
+    instruction: bool  # OpenHands: the task read from the record's `instruction`
+
+
+class ViewMeta(TypedDict, total=False):
+    """What a `View` carries besides its fields (set by formats)."""
+
+    record: int  # the record the conversation sits in (datasets, exports, resolver outputs)
+    session_id: str
+    agent_id: str  # Claude Code: a sub-agent file's own agent id
+    subagents: dict[str, Any]  # Claude Code: sub-agent files linked to the main session, by agent id
+    unknown_kinds: dict[str, int]  # record kinds passed through unchanged, with their counts
 
 
 @dataclass(slots=True)
@@ -113,7 +172,7 @@ class Part:
     tool: str | None = None
     call_id: str | None = None
     copies: list[tuple[int, Path]] = field(default_factory=list)
-    meta: dict[str, Any] = field(default_factory=dict)
+    meta: PartMeta = field(default_factory=PartMeta)
     # Working state, filled by the engine.
     original: str | None = None
     replaced: bool = False  # the whole part becomes a plain text placeholder
@@ -136,7 +195,7 @@ class Message:
     role: str
     records: list[int]
     parts: list[int] = field(default_factory=list)
-    meta: dict[str, Any] = field(default_factory=dict)  # e.g. {"injected": True} for meta/system-reminders
+    meta: MessageMeta = field(default_factory=MessageMeta)
 
     @property
     def injected(self) -> bool:
@@ -151,10 +210,10 @@ class View:
     adapter: Any
     messages: list[Message] = field(default_factory=list)
     parts: list[Part] = field(default_factory=list)
-    meta: dict[str, Any] = field(default_factory=dict)
+    meta: ViewMeta = field(default_factory=ViewMeta)
 
     def new_message(self, role: str, record: int, **meta: Any) -> Message:
-        msg = Message(index=len(self.messages), role=role, records=[record], meta=dict(meta))
+        msg = Message(index=len(self.messages), role=role, records=[record], meta=MessageMeta(**meta))
         self.messages.append(msg)
         return msg
 
