@@ -17,17 +17,15 @@ The part is placed in an old message of a small conversation (`keep_recent = 0`)
 user message and a latest user message, which stay protected.  A *conversation case* gives
 `format`, `messages` (JSON text) and `expected_messages` (JSON text), plus optional `keep_recent`.
 
-`python -m sanitizer.testing --update FILE…` rewrites the `expected` values in place from what the
+`sanitize rule-fixtures --update FILE…` rewrites the `expected` values in place from what the
 rules produce now; review the result with `git diff` before committing (the command line's part,
 arguments and what it prints, is `sanitizer.cli.fixtures`).
 """
 
 from __future__ import annotations
 
-import importlib
 import json
 import re
-import sys
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -234,6 +232,3 @@ def check_files(files: list[Path]) -> list[str]:
                 failures.append(str(exc))
     return failures
 
-
-if __name__ == "__main__":  # `python -m sanitizer.testing [--update] FILE…`: the command line's part
-    sys.exit(importlib.import_module("sanitizer.cli.fixtures").main())

@@ -1,11 +1,13 @@
 """The rule fixtures in fixtures/ are the regression suite: one pytest case per fixture case.
 
 `pytest -k trim-tag` runs one action's cases; after an intended change, run
-`python -m sanitizer.testing --update fixtures/<file>.toml` and review the rewrite with `git diff`.
+`sanitize rule-fixtures --update fixtures/<file>.toml` and review the rewrite with `git diff`.
 """
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -56,3 +58,18 @@ def test_update_rewrites_only_the_stale_expected_values(tmp_path: Path) -> None:
     for case in load_cases(target):
         check_case(case)
     assert update_file(target) == 0
+
+
+def test_the_fixtures_verb_checks_and_updates_files(tmp_path: Path) -> None:
+    source = FIXTURES / "trim-text.toml"
+    stale = next(c for c in load_cases(source) if c.data["expected"] != c.data["input"])
+    target = tmp_path / "trim-text.toml"
+    target.write_text(source.read_text(encoding="utf-8").replace(stale.data["expected"], "STALE", 1), encoding="utf-8")
+    command = [sys.executable, "-m", "sanitizer", "rule-fixtures"]
+    failed = subprocess.run([*command, str(target)], capture_output=True, text=True, cwd=tmp_path, timeout=120)
+    assert failed.returncode == 1 and "FAIL" in failed.stdout and "1 failed" in failed.stdout, failed
+    updated = subprocess.run([*command, "--update", str(target)], capture_output=True, text=True, cwd=tmp_path,
+                             timeout=120)
+    assert updated.returncode == 0 and "1 case(s) updated" in updated.stdout, updated
+    passed = subprocess.run([*command, str(target)], capture_output=True, text=True, cwd=tmp_path, timeout=120)
+    assert passed.returncode == 0 and passed.stdout.strip() == "all fixture cases pass", passed

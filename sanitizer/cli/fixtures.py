@@ -1,28 +1,28 @@
-"""`python -m sanitizer.testing [--update] [FILE…]`: check the rule fixtures, or rewrite their
-expected values from what the rules produce now (default files: `fixtures/*.toml`)."""
+"""`sanitize rule-fixtures [--update] [FILE…]`: check the rule fixtures, or rewrite their expected
+values from what the rules produce now (default files: `fixtures/*.toml`)."""
 
 from __future__ import annotations
 
 import sys
 from pathlib import Path
-
-import click
+from typing import IO, Any
 
 from sanitizer.testing import check_files, fixture_files, update_file
 
 
-def main(argv: list[str] | None = None) -> int:
-    """Run the fixture files given in `argv` (default: the process's arguments); the exit code."""
-    args = list(sys.argv[1:] if argv is None else argv)
-    update = "--update" in args
-    files = [Path(a) for a in args if a != "--update"] or fixture_files("fixtures")
+def main(argv: list[str], stdin: IO[Any] | None = None, stdout: IO[str] | None = None,
+         stderr: IO[str] | None = None) -> int:
+    """Run the fixture files given in `argv` (default: `fixtures/*.toml`); the exit code."""
+    out = stdout if stdout is not None else sys.stdout  # a verb's signature: no input, the report on stdout
+    update = "--update" in argv
+    files = [Path(a) for a in argv if a != "--update"] or fixture_files("fixtures")
     if update:
         for f in files:
             n = update_file(f)
-            click.echo(f"{f}: {n} case(s) updated" if n else f"{f}: up to date")
+            out.write(f"{f}: {n} case(s) updated\n" if n else f"{f}: up to date\n")
         return 0
     failures = check_files(files)
     for failure in failures:
-        click.echo(f"FAIL {failure}")
-    click.echo(f"{len(failures)} failed" if failures else "all fixture cases pass")
+        out.write(f"FAIL {failure}\n")
+    out.write(f"{len(failures)} failed\n" if failures else "all fixture cases pass\n")
     return 1 if failures else 0
