@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from sanitizer.budget.fit import fit
 from sanitizer.config import ConfigError
 from sanitizer.document.loader import InputError
 from sanitizer.formats import FormatError
-from sanitizer.pipeline import Result, Sanitizer, read_conversations, sanitize
-from sanitizer.summary.from_input import fallback_summary, summarize_with_fallback
+from sanitizer.pipeline import Result, Sanitizer, fit, read_conversations, sanitize
+from sanitizer.summary.chain import summarize_with_fallback
+from sanitizer.summary.from_input import fallback_summary
 from sanitizer.validate import validate
 
 __version__ = "0.1.0"

@@ -10,9 +10,9 @@ from typing import Any
 import pytest
 from conftest import chat_session
 
-from sanitizer.budget.fit import fit, fit_document, measure
+from sanitizer.budget.fit import measure
 from sanitizer.document import loader
-from sanitizer.pipeline import Sanitizer
+from sanitizer.pipeline import Sanitizer, fit
 from sanitizer.validate import new_findings, pair_findings, validate, validate_views, views_of
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -55,10 +55,10 @@ def test_corpus_budgets(path: Path, san: Sanitizer, budget_table: list) -> None:
     adapter = san.adapter_for(doc)
     inp_views = list(adapter.views(doc))
     inp_findings = validate_views(inp_views)
-    largest = max(measure(v, san) for v in inp_views)
+    largest = max(measure(v, san.counter) for v in inp_views)
     for pct in PERCENTS:
         budget = max(1, largest * pct // 100)
-        result = fit_document(san, loader.from_text(text, str(path)), budget)
+        result = san.run(loader.from_text(text, str(path)), budget=budget)
         info = result.report.extra["budget"]
         out_views = views_of(result)
         new = new_findings(inp_findings, validate_views(out_views, inp_views))
@@ -205,7 +205,7 @@ def test_cli_budget_writes_a_fitted_copy(tmp_path: Path) -> None:
     assert run.exit_code == 0, run.output
     out = json.loads(run.stdout)
     assert out[0]["role"] == "system"
-    assert measure(views_of(out)[0], Sanitizer("none")) <= 2500
+    assert measure(views_of(out)[0], Sanitizer("none").counter) <= 2500
 
 
 # -- properties -------------------------------------------------------------------------------------

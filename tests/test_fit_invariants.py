@@ -33,10 +33,9 @@ from test_properties import (
 )
 
 from sanitizer import Sanitizer, read_conversations
-from sanitizer.budget.fit import fit, fit_document
 from sanitizer.document.loader import from_object, from_text
 from sanitizer.model import Document
-from sanitizer.pipeline import Result
+from sanitizer.pipeline import Result, fit
 from sanitizer.scope import is_user_ask
 from sanitizer.secrets.contract import redact_text
 from sanitizer.validate import new_findings, validate_views
@@ -98,8 +97,8 @@ def test_every_budget_keeps_key_info_and_the_ask_and_a_second_fit_changes_nothin
     def check(case: Case, fraction: float) -> None:
         budget = budget_of(case, fraction)
         before = input_views(case)
-        once = fit_document(FIT, document(case), budget)
-        twice = fit_document(FIT, document(case, once.dumps()), budget)
+        once = FIT.run(document(case), budget=budget)
+        twice = FIT.run(document(case, once.dumps()), budget=budget)
         assert twice.dumps() == once.dumps(), "a second fit changed the output"
         blocks = protected_blocks(before)
         blocks_kept(blocks, once, case, "first fit")

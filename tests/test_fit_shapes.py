@@ -10,9 +10,8 @@ from conftest import chat_session
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from sanitizer.budget.fit import fit, fit_document, repair_result
 from sanitizer.document import loader
-from sanitizer.pipeline import Sanitizer
+from sanitizer.pipeline import Sanitizer, fit, repair_result
 from sanitizer.validate import new_findings, validate
 
 
@@ -65,7 +64,7 @@ def claude_code_lines(n: int = 25) -> str:
 def test_claude_code_marker_record_and_parent_chain() -> None:
     text = claude_code_lines()
     san = Sanitizer("none")
-    result = fit_document(san, loader.from_text(text, "s.jsonl"), 3000)
+    result = san.run(loader.from_text(text, "s.jsonl"), budget=3000)
     recs = [json.loads(line) for line in result.dumps().splitlines()]
     marker = next(r for r in recs if r.get("isCompactSummary"))
     assert marker["type"] == "user" and "earlier messages dropped" in marker["message"]["content"]
@@ -82,7 +81,7 @@ def test_dataset_conversations_are_fitted_independently() -> None:
     small = [{"role": "user", "content": "hi"}, {"role": "assistant", "content": "hello"}]
     episodes = [{"task_id": 1, "traj": chat_session(20)}, {"task_id": 2, "traj": small}]
     text = "".join(json.dumps(e) + "\n" for e in episodes)
-    result = fit_document(Sanitizer("none"), loader.from_text(text, "d.jsonl"), 2000)
+    result = Sanitizer("none").run(loader.from_text(text, "d.jsonl"), budget=2000)
     convs = result.report.extra["budget"]["conversations"]
     assert result.adapter.name == "dataset"
     assert convs[0]["tokens_after"] <= 2000 and convs[0]["stage"] == 3
@@ -102,7 +101,7 @@ def test_codex_envelope_marker_is_a_response_item() -> None:
     lines.append({"timestamp": "z", "type": "response_item", "payload": {"type": "message", "role": "assistant",
                                                                      "content": [{"type": "output_text", "text": "ok"}]}})
     text = "".join(json.dumps(r) + "\n" for r in lines)
-    result = fit_document(Sanitizer("none"), loader.from_text(text, "rollout.jsonl"), 1500)
+    result = Sanitizer("none").run(loader.from_text(text, "rollout.jsonl"), budget=1500)
     recs = [json.loads(line) for line in result.dumps().splitlines()]
     marker = next(r for r in recs if "earlier messages dropped" in json.dumps(r))
     assert marker["type"] == "response_item" and marker["payload"]["type"] == "message"

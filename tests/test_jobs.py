@@ -24,8 +24,8 @@ from click.testing import CliRunner
 from conftest import EXAMPLE, ROOT
 
 from sanitizer import Sanitizer
-from sanitizer.budget.fit import repair_result
 from sanitizer.cli.command import main
+from sanitizer.pipeline import repair_result
 from sanitizer.run import dataset as stream
 from sanitizer.run import dataset_pool as stream_pool
 

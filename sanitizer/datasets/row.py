@@ -28,7 +28,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 from sanitizer import Sanitizer
-from sanitizer.budget.fit import repair_result
+from sanitizer.result import repair_result
 from sanitizer.run.dataset import run_lines
 from sanitizer.tokens.counter import DEFAULT_ENCODING
 

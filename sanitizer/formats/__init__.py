@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from typing import Any
+
+from sanitizer.document import loader
 from sanitizer.errors import FormatError
 from sanitizer.formats.anthropic import Anthropic
 from sanitizer.formats.base import Adapter
@@ -15,7 +18,7 @@ from sanitizer.formats.openhands import OpenHands
 from sanitizer.formats.pydantic_ai import PydanticAI
 from sanitizer.formats.responses import Responses
 from sanitizer.formats.swe_agent import SweAgent
-from sanitizer.model import Document
+from sanitizer.model import Document, View
 
 # Order breaks ties in detection: the more specific layouts first.
 ADAPTERS: tuple[Adapter, ...] = (
@@ -67,3 +70,11 @@ def message_count(adapter: Adapter, doc: Document) -> int:
         return sum(len(view.messages) for view in adapter.views(doc))
     except (KeyError, TypeError, AttributeError, ValueError, IndexError):
         return 0
+
+
+def read_views(obj: Any, format: str | None = None) -> list[View]:
+    """The conversations of an input (a loaded `Document`, or messages in memory, copied first),
+    read by `format` or the detected adapter, with no rule applied."""
+    doc = obj if isinstance(obj, Document) else loader.from_object(obj)
+    adapter = by_name(format) if format else detect(doc)
+    return list(adapter.views(doc))

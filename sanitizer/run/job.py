@@ -8,24 +8,20 @@ import sys
 from collections.abc import Callable
 from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
-from sanitizer.budget.fit import fit_document, repair_result
 from sanitizer.document import loader
 from sanitizer.document.loader import InputError
 from sanitizer.formats import FormatError, by_name, detect, message_count
 from sanitizer.formats.hermes import read_state_db
 from sanitizer.html import render_html
 from sanitizer.model import Damaged, Document
-from sanitizer.pipeline import Sanitizer, gc_paused
-from sanitizer.report import Report
+from sanitizer.pipeline import Result, Sanitizer, repair_result
 from sanitizer.run.dataset import is_dataset_jsonl, sanitize_jsonl
 from sanitizer.run.options import RunOptions, UsageError
 from sanitizer.run.outcome import Outcome, guarded
 from sanitizer.run.output import atomic_output, encode, reason, write_atomic, write_failure
 from sanitizer.run.progress import PARSED, SANITIZED, Bar, CountingReader
-from sanitizer.summary.from_input import fallback_summaries
-from sanitizer.validate import validate_views
 
 READ_CHUNK = 4 * 1024 * 1024
 # An input this big has enough text for the token-counting processes: they are started before it
@@ -101,41 +97,32 @@ def check_readable(doc: Document, source: str, san: Sanitizer) -> None:
 
 def process(san: Sanitizer, source: str, content: str | Any, opts: RunOptions, bar: Bar | None = None,
             size: int = 0) -> Outcome:
-    """Run one input through the mode the options ask for, with the cyclic GC paused throughout
-    (loading, the rules, rendering and encoding the copy)."""
-    with gc_paused():
-        doc = loader.from_text(content, source) if isinstance(content, str) else loader.from_object(content, source)
+    """Run one input through the pipeline in the mode the options ask for, and encode what it
+    gives (loading, the rules, rendering and encoding all inside the pipeline's one loop)."""
+
+    def accept(doc: Document) -> None:
         check_readable(doc, source, san)
-        del content  # the decoded file (up to 4 bytes a char) is not needed once parsed
         if bar is not None:
             bar.step(size, PARSED)
             bar.records(len(doc.records))
-        outcome = _process(san, source, doc, opts)
+
+    def then(result: Result) -> Outcome:
+        outcome = _outcome(result, source, opts)
         if bar is not None:
             bar.step(size, SANITIZED)
-        # Freed while the collector is paused: otherwise its first pass after the pause walks
-        # every object of the document once more (0.18 s on 100,000 messages).
-        del doc
-    return outcome
+        return outcome
+
+    out = san.process(content, source, loaded=isinstance(content, str), mode=opts.mode, budget=opts.budget,
+                      repair=opts.repair_pairs, accept=accept, then=then)
+    return cast(Outcome, out)
 
 
-def _process(san: Sanitizer, source: str, doc: Document, opts: RunOptions) -> Outcome:
+def _outcome(result: Result, source: str, opts: RunOptions) -> Outcome:
+    """What one input gives: the bytes the options ask for, the report, the check's findings."""
     if opts.mode == "check":
-        adapter = san.adapter_for(doc)
-        views = list(adapter.views(doc))
-        report = Report(source=source, format=adapter.name, preset="none", conversations=len(views),
-                        messages=sum(len(v.messages) for v in views), problems=list(doc.problems))
-        findings = [str(f) for f in validate_views(views)]
-        report.extra["check"] = findings
-        return Outcome(source, None, report, findings)
+        return Outcome(source, None, result.report, result.findings)
     if opts.mode == "summary":
-        return _summary(san, source, doc)
-    if opts.budget is not None:
-        result = fit_document(san, doc, opts.budget, repair=opts.repair_pairs)
-    else:
-        result = san.run(doc)
-        if opts.repair_pairs != "report":
-            repair_result(result, opts.repair_pairs)
+        return Outcome(source, encode(result.summary_text()), result.report)
     if opts.to == "text":
         text = result.text()
     elif opts.to == "messages":
@@ -147,20 +134,6 @@ def _process(san: Sanitizer, source: str, doc: Document, opts: RunOptions) -> Ou
     if opts.html is not None:  # the page is built from the result's (redacted) texts only
         write_atomic(Path(opts.html), encode(render_html(result)))
     return Outcome(source, encode(text), result.report)
-
-
-def _summary(san: Sanitizer, source: str, doc: Document) -> Outcome:
-    """The fallback summary; one headed summary per conversation when the file holds several."""
-    adapter = san.adapter_for(doc)
-    report = Report(source=source, format=adapter.name, preset="summary", problems=list(doc.problems))
-    summaries = fallback_summaries(doc, format=adapter.name)
-    if len(summaries) == 1:
-        summary = summaries[0][1]
-        report.extra["summary"] = summary.to_dict()
-        return Outcome(source, encode(summary.text if summary.text.endswith("\n") else summary.text + "\n"), report)
-    report.extra["summaries"] = [{"conversation": label, **summary.to_dict()} for label, summary in summaries]
-    text = "".join(f"# {source}: {label}\n\n{summary.text.rstrip(chr(10))}\n\n" for label, summary in summaries)
-    return Outcome(source, encode(text), report)
 
 
 def streamable(source: str, opts: RunOptions, san: Sanitizer) -> bool:

@@ -1,32 +1,30 @@
-"""The deterministic fallback summary and the summarizer chain, for any supported input.
+"""The deterministic fallback summary of any supported input.
 
 `sanitizer.summary` works on normalized chat messages; this module reads any format into them
-(without injected meta records) and, for `summarize_with_fallback`, sanitizes the copy the LLM
-summarizers see with the default pack first.  Every summary built here is built from redacted
+(without injected meta records); `summary.chain` runs the LLM summarizers on a sanitized copy.  Every summary built here is built from redacted
 messages (and a redacted previous summary) whenever redaction is on: a summary is a text that
 leaves the sanitizer like any other.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
 from typing import Any
 
+from sanitizer.formats import read_views as read_conversations
 from sanitizer.model import View
-from sanitizer.pipeline import Sanitizer, read_conversations
-from sanitizer.secrets.contract import redact_text, redact_tree, rule_of
-from sanitizer.summary import Summary, SummaryResult, summarize_messages, summarize_with_fallback_messages
+from sanitizer.secrets.contract import redact_text, redact_tree
+from sanitizer.summary import Summary, summarize_messages
 from sanitizer.transcript import to_messages
 
 
-def _messages(views: list[View]) -> list[dict[str, Any]]:
+def input_messages(views: list[View]) -> list[dict[str, Any]]:
     out: list[dict[str, Any]] = []
     for view in views:
         out.extend(to_messages(view, skip_injected=True))
     return out
 
 
-def _compact_summary(views: list[View]) -> str | None:
+def compact_summary(views: list[View]) -> str | None:
     """The newest compaction summary already in the input (Claude Code `isCompactSummary`)."""
     for view in reversed(views):
         for msg in reversed(view.messages):
@@ -37,7 +35,7 @@ def _compact_summary(views: list[View]) -> str | None:
     return None
 
 
-def _redacted(messages: list[dict[str, Any]], previous: str | None) -> tuple[list[dict[str, Any]], str | None]:
+def redacted(messages: list[dict[str, Any]], previous: str | None) -> tuple[list[dict[str, Any]], str | None]:
     return redact_tree(messages), redact_text(previous) if previous else previous
 
 
@@ -51,10 +49,10 @@ def fallback_summary(obj: Any, previous_summary: str | None = None, focus: str |
     summary become redaction markers first, as `redact-secrets` writes them.
     """
     views = read_conversations(obj, format)
-    previous = previous_summary if previous_summary is not None else _compact_summary(views)
-    messages = _messages(views)
+    previous = previous_summary if previous_summary is not None else compact_summary(views)
+    messages = input_messages(views)
     if redact:
-        messages, previous = _redacted(messages, previous)
+        messages, previous = redacted(messages, previous)
     return summarize_messages(messages, previous_summary=previous, focus=focus, reason=reason,
                               max_chars=max_chars)
 
@@ -69,9 +67,9 @@ def fallback_summaries(obj: Any, *, max_chars: int = 8000, format: str | None = 
     views = read_conversations(obj, format)
     out = []
     for number, view in enumerate(views, 1):
-        messages, previous = _messages([view]), _compact_summary([view])
+        messages, previous = input_messages([view]), compact_summary([view])
         if redact:
-            messages, previous = _redacted(messages, previous)
+            messages, previous = redacted(messages, previous)
         summary = summarize_messages(messages, previous_summary=previous, max_chars=max_chars)
         out.append((conversation_label(view, number, len(views)), summary))
     return out
@@ -90,30 +88,3 @@ def conversation_label(view: View, number: int, total: int) -> str:
         where.append(f"session {view.meta['session_id']}")
     return f"conversation {number} of {total}" + (f" ({', '.join(where)})" if where else "")
 
-
-def summarize_with_fallback(obj: Any, summarizers: Sequence[Callable[[list[dict[str, Any]]], str]], *,
-                            sanitize_first: bool = True, abort_on_failure: bool = False,
-                            previous_summary: str | None = None, focus: str | None = None,
-                            max_chars: int = 8000, preset: str = "default", format: str | None = None) -> SummaryResult:
-    """Try each summarizer on the (sanitized) messages; fall back to `fallback_summary`.
-
-    Never mutates `obj`; never returns an empty or error-text summary.  With
-    `abort_on_failure=True`, raises `SummaryFailed` instead so the caller keeps the full history.
-    When `sanitize_first` and the preset redacts, the previous summary and the messages the
-    fallback reads are redacted too (the fallback reads the unsanitized messages, redacted).
-    """
-    full = read_conversations(obj, format)
-    redacting = False
-    if sanitize_first:
-        san = Sanitizer(preset, format=format, count_tokens=False)
-        redacting = rule_of(san.config) is not None
-        for_llm = [m for conv in san.sanitize(obj).conversations() for m in conv]
-    else:
-        for_llm = [m for view in full for m in to_messages(view)]
-    previous = previous_summary if previous_summary is not None else _compact_summary(full)
-    fallback_messages = _messages(full)
-    if redacting:
-        fallback_messages, previous = _redacted(fallback_messages, previous)
-    return summarize_with_fallback_messages(for_llm, summarizers, abort_on_failure=abort_on_failure,
-                                            previous_summary=previous, focus=focus, max_chars=max_chars,
-                                            fallback_messages=fallback_messages)
