@@ -92,4 +92,7 @@ def run_lines(san: Sanitizer, lines: Iterable[tuple[int, str, bool]], write: Cal
     counting()
     if pending:
         count_pending()()
+    # Also after a call with few lines: an engine's map calls this once per row or batch, and the
+    # memo would otherwise grow to the counter's own limit in every worker.
+    san.counter.trim(MEMO_CHARS)
     return total
