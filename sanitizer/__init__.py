@@ -6,7 +6,7 @@ from sanitizer.config import ConfigError
 from sanitizer.document.loader import InputError
 from sanitizer.formats import FormatError
 from sanitizer.pipeline import Result, Sanitizer, fit, read_conversations, sanitize
-from sanitizer.summary.chain import summarize_with_fallback
+from sanitizer.summarize import summarize_with_fallback
 from sanitizer.summary.from_input import fallback_summary
 from sanitizer.validate import validate
 

@@ -66,6 +66,11 @@ class Config:
         return tuple(r for r in self.rules if r.enabled)
 
     @property
+    def redaction_rule(self) -> str | None:
+        """The name of the first active rule whose action redacts, or None when redaction is off."""
+        return next((r.name for r in self.active if r.action.redacts), None)
+
+    @property
     def protected_tags(self) -> frozenset[str]:
         """Tag names (lower case) whose blocks no rule may cut: `key_info` always, plus what the
         active rules protect (`Action.protects`, e.g. keep-tag's `tags`), known before any rule runs."""

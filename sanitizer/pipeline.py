@@ -151,7 +151,7 @@ class Sanitizer:
         early = self.counter.count_many_later(before) if counting and not defer_tokens else None
         stats: dict[str, RuleStats] = {}
         cuts: list[Cut] = []
-        redacting = redaction.rule_of(self.config)
+        redacting = self.config.redaction_rule
         found = redaction.guard_document(doc, views) if redacting else []
         for view in views:
             if self.config.active:

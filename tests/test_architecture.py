@@ -67,8 +67,7 @@ def graph() -> dict[str, set[str]]:
     return edges
 
 
-def test_there_is_no_import_loop() -> None:
-    edges = graph()
+def _loops(edges: dict[str, set[str]]) -> list[list[str]]:
     state: dict[str, int] = {}
     loops: list[list[str]] = []
 
@@ -84,7 +83,31 @@ def test_there_is_no_import_loop() -> None:
     for m in sorted(edges):
         if m not in state:
             visit(m, [m])
+    return loops
+
+
+def test_there_is_no_import_loop() -> None:
+    loops = _loops(graph())
     assert not loops, "import loops:\n" + "\n".join(" -> ".join(loop) for loop in loops)
+
+
+def _room(module: str) -> str:
+    """The room a module belongs to: its folder under `sanitizer/`, or itself at the top."""
+    return ".".join(module.split(".")[:2])
+
+
+def test_rooms_import_downwards_only() -> None:
+    """A folder is one room: no room imports a room that imports it back, even through other
+    files (`tokens/` using `run/procs.py` while `run/` uses `tokens/` would be such a loop).
+    The package's face (`sanitizer/__init__.py`) and `__main__` stand above every room."""
+    edges: dict[str, set[str]] = {}
+    for name, targets in graph().items():
+        if name in ("sanitizer", "sanitizer.__main__"):
+            continue
+        mine = edges.setdefault(_room(name), set())
+        mine.update(_room(t) for t in targets if _room(t) != _room(name) and t != "sanitizer")
+    loops = _loops(edges)
+    assert not loops, "rooms importing each other:\n" + "\n".join(" -> ".join(loop) for loop in loops)
 
 
 def _outside_cli() -> Iterator[tuple[str, Path]]:

@@ -155,8 +155,8 @@ def test_no_bar_when_quiet_on_a_terminal_or_when_stderr_is_not_one(tmp_path: Pat
 
 def test_pool_workers_die_with_their_parent_even_when_it_is_killed(tmp_path: Path) -> None:
     """A parent killed with SIGKILL runs no handler: its workers still go (the kernel's death signal)."""
-    script = ("from sanitizer.run import procs\n"
-              "pool = procs.new_pool(2)\n"
+    script = ("from sanitizer import processes\n"
+              "pool = processes.new_pool(2)\n"
               "pool.submit(int).result()\n"
               "print('ready', flush=True)\n"
               "import time; time.sleep(600)\n")

@@ -223,7 +223,7 @@ def test_a_file_of_one_batch_needs_no_pool(tmp_path: Path, monkeypatch: pytest.M
     def no_pool(*args: object, **kwargs: object) -> None:
         raise AssertionError("a pool was started for one batch")
 
-    monkeypatch.setattr(stream_pool.procs, "new_pool", no_pool)
+    monkeypatch.setattr(stream_pool.processes, "new_pool", no_pool)
     buf = io.BytesIO()
     report = stream.sanitize_jsonl(Sanitizer(), path, buf.write, jobs=2)
     whole = Sanitizer().sanitize_file(path)

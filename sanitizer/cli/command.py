@@ -116,9 +116,9 @@ def main(files: tuple[str, ...], output: Path | None, preset: str, config_file: 
             sys.exit(engines.run(files, output, opts, engine=engine, num_proc=num_proc, jobs=jobs, strict=strict,
                                  quiet=quiet, report_kind=report_kind, report_file=report_file,
                                  terminal=_stderr_is_terminal()))
-        from sanitizer.run import procs
+        from sanitizer import processes
 
-        with procs.stop_on_signals("sanitize: "):
+        with processes.stop_on_signals("sanitize: "):
             code = cli_run.run(files, output, opts, jobs=jobs, strict=strict, quiet=quiet, report_kind=report_kind,
                                report_file=report_file, terminal=_stderr_is_terminal())
     except USAGE_ERRORS as exc:

@@ -26,8 +26,8 @@ from collections.abc import Callable, Iterator
 from concurrent.futures import Future
 from typing import TYPE_CHECKING, BinaryIO
 
+from sanitizer import processes
 from sanitizer.report import Report
-from sanitizer.run import procs
 from sanitizer.run.lines import empty_report, numbered_lines, run_lines
 from sanitizer.run.workers import adopt, before_fork, worker_threads
 
@@ -103,7 +103,7 @@ def sanitize_parallel(san: Sanitizer, fh: BinaryIO, write: Callable[[bytes], obj
         return run_lines(san, lines, write, source, finish)
     total = empty_report(san, source)
     before_fork(san)
-    pool = procs.new_pool(jobs, initializer=_init, initargs=(san, source, finish, worker_threads(jobs)))
+    pool = processes.new_pool(jobs, initializer=_init, initargs=(san, source, finish, worker_threads(jobs)))
     pending: deque[Future[tuple[bytes, Report]]] = deque()
 
     def drain_one() -> None:
@@ -120,5 +120,5 @@ def sanitize_parallel(san: Sanitizer, fh: BinaryIO, write: Callable[[bytes], obj
         while pending:
             drain_one()
     finally:
-        procs.close_pool(pool)
+        processes.close_pool(pool)
     return total

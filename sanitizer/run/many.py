@@ -20,8 +20,8 @@ from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Future
 from pathlib import Path
 
+from sanitizer import processes
 from sanitizer.pipeline import Sanitizer
-from sanitizer.run import procs
 from sanitizer.run.job import (
     START_WORKERS_BYTES,
     build_sanitizer,
@@ -115,7 +115,7 @@ def pooled(files: tuple[str, ...], targets: list[Path | None], opts: RunOptions,
     if work:
         before_fork(san)
         _worker = san
-        pool = procs.new_pool(min(jobs, len(work)), initializer=_init_worker, initargs=(opts, threads))
+        pool = processes.new_pool(min(jobs, len(work)), initializer=_init_worker, initargs=(opts, threads))
     try:
         for i in work:
             assert pool is not None
@@ -132,4 +132,4 @@ def pooled(files: tuple[str, ...], targets: list[Path | None], opts: RunOptions,
         _worker = None
         san.counter.threads = threads
         if pool is not None:
-            procs.close_pool(pool)
+            processes.close_pool(pool)

@@ -18,7 +18,7 @@ from pathlib import Path
 from sanitizer.errors import WriteError
 
 __all__ = ["WriteError", "atomic_output", "encode", "reason", "write_atomic", "write_failure", "write_in_place"]
-from sanitizer.run import procs
+from sanitizer import processes
 
 _REASONS = {
     errno.ENOENT: "no such file",
@@ -89,7 +89,7 @@ def atomic_output(target: Path) -> Iterator[Callable[[bytes], object]]:
     real = Path(os.path.realpath(target)) if target.is_symlink() else target
     real.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{real.name}.", dir=real.parent)
-    procs.track_temp(tmp)
+    processes.track_temp(tmp)
     try:
         os.chmod(tmp, 0o666 & ~_umask())  # mkstemp makes 0600; a normal output file follows the umask
         with os.fdopen(fd, "wb", buffering=1024 * 1024) as fh:
@@ -99,7 +99,7 @@ def atomic_output(target: Path) -> Iterator[Callable[[bytes], object]]:
         Path(tmp).unlink(missing_ok=True)
         raise
     finally:
-        procs.untrack_temp(tmp)
+        processes.untrack_temp(tmp)
 
 
 def write_in_place(target: Path) -> bool:

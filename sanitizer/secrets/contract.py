@@ -16,7 +16,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from sanitizer.model import Damaged, Document, Path, Problem, View, get_at
 from sanitizer.report import Cut, RuleStats
@@ -24,12 +24,10 @@ from sanitizer.secrets import scan as _secrets
 from sanitizer.secrets.raw import duplicates, redact_damaged, strings
 from sanitizer.secrets.walk import Walk, apply, redact_json_text, redact_json_texts
 
-if TYPE_CHECKING:
-    from sanitizer.config import Config
 _TEXT_KINDS = ("text", "thinking", "tool_result", "tool_call")
 
 __all__ = ["Found", "guard_document", "record", "redact_json_text", "redact_json_texts", "redact_text",
-           "redact_tree", "rule_of", "settle_copies"]
+           "redact_tree", "settle_copies"]
 
 
 @dataclass(slots=True)
@@ -41,11 +39,6 @@ class Found:
     old_chars: int
     new_chars: int
     removed: str
-
-
-def rule_of(config: Config) -> str | None:
-    """The name of the first active rule whose action redacts, or None when redaction is off."""
-    return next((r.name for r in config.active if r.action.redacts), None)
 
 
 def record(found: Sequence[Found], rule: str, doc: Document, stats: dict[str, RuleStats], cuts: list[Cut]) -> None:

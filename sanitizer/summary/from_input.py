@@ -1,7 +1,7 @@
 """The deterministic fallback summary of any supported input.
 
 `sanitizer.summary` works on normalized chat messages; this module reads any format into them
-(without injected meta records); `summary.chain` runs the LLM summarizers on a sanitized copy.  Every summary built here is built from redacted
+(without injected meta records); `sanitizer.summarize` runs the LLM summarizers on a sanitized copy.  Every summary built here is built from redacted
 messages (and a redacted previous summary) whenever redaction is on: a summary is a text that
 leaves the sanitizer like any other.
 """

@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from concurrent.futures import ProcessPoolExecutor
 
-from sanitizer.run import procs
+from sanitizer import processes
 from sanitizer.tokens.encodings import (
     DEFAULT_ENCODING,
     WORD_BOUND_ENCODINGS,
@@ -189,7 +189,7 @@ class TokenCounter:
         if len(jobs) == 1:
             return lambda: [fn(jobs[0])]
         if self._pool is None:
-            self._pool = procs.new_pool(self.threads, mp_context=_pool_context())
+            self._pool = processes.new_pool(self.threads, mp_context=_pool_context())
         futures = [self._pool.submit(fn, job) for job in jobs]
         return lambda: [f.result() for f in futures]
 
@@ -200,7 +200,7 @@ class TokenCounter:
         every page this process writes to; on a 47 MB session that was a quarter of a second.
         """
         if self.threads > 1 and self._pool is None and not multiprocessing.current_process().daemon:
-            self._pool = procs.new_pool(self.threads, mp_context=_pool_context())
+            self._pool = processes.new_pool(self.threads, mp_context=_pool_context())
             self._pool.submit(int).result()  # the first job starts the workers
 
     def _groups(self, pieces: list[str]) -> list[list[str]]:
@@ -294,4 +294,4 @@ class TokenCounter:
     def close(self) -> None:
         if self._pool is not None:
             pool, self._pool = self._pool, None
-            procs.close_pool(pool)
+            processes.close_pool(pool)

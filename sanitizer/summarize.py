@@ -11,7 +11,6 @@ from typing import Any
 
 from sanitizer.formats import read_views
 from sanitizer.pipeline import Sanitizer
-from sanitizer.secrets.contract import rule_of
 from sanitizer.summary import SummaryResult, summarize_with_fallback_messages
 from sanitizer.summary.from_input import compact_summary, input_messages, redacted
 from sanitizer.transcript import to_messages
@@ -32,7 +31,7 @@ def summarize_with_fallback(obj: Any, summarizers: Sequence[Callable[[list[dict[
     redacting = False
     if sanitize_first:
         san = Sanitizer(preset, format=format, count_tokens=False)
-        redacting = rule_of(san.config) is not None
+        redacting = san.config.redaction_rule is not None
         for_llm = [m for conv in san.sanitize(obj).conversations() for m in conv]
     else:
         for_llm = [m for view in full for m in to_messages(view)]
