@@ -10,6 +10,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from sanitizer import cuts as recover
 from sanitizer import formats, transcript
 from sanitizer.config import Config, load
 from sanitizer.document import loader
@@ -46,12 +47,25 @@ class Result:
     """A sanitized copy in the input's format, plus renderings and the report."""
 
     def __init__(self, doc: Document, adapter: Adapter, views: list[View], report: Report,
-                 tally: Tally | None = None) -> None:
+                 tally: Tally | None = None, recoverable: list[recover.RecoverableCut] | None = None) -> None:
         self.doc = doc
         self.adapter = adapter
         self.views = views
         self.report = report
         self.tally = tally  # token figures still to count (`Sanitizer.run(..., defer_tokens=True)`)
+        self.recoverable = recoverable or []  # the cuts by id, with `Sanitizer(cut_ids=True)`
+
+    def expand(self, cut_id: str, *, include_secrets: bool = False) -> str:
+        """The text cut `cut_id` (`c17`) stands for, byte-exact; redacted unless `include_secrets`."""
+        found = [c for c in self.recoverable if c.id == cut_id]
+        if not found:
+            hint = "" if self.recoverable else " (run with Sanitizer(cut_ids=True) for cut ids)"
+            raise KeyError(f"no cut {cut_id!r}{hint}")
+        return str(recover.records(found, include_secrets=include_secrets)[0]["text"])
+
+    def cuts_sidecar(self, *, include_secrets: bool = False) -> str:
+        """The cuts sidecar as JSONL text (one cut per line; `sanitize expand` reads it)."""
+        return recover.dumps(recover.records(self.recoverable, include_secrets=include_secrets))
 
     @property
     def output(self) -> Any:
@@ -83,8 +97,10 @@ class Sanitizer:
     def __init__(self, preset: str = "default", *, config: dict[str, Any] | None = None,
                  config_source: str = "<config>", enable: Iterable[str] = (), disable: Iterable[str] = (),
                  keep_recent: int | None = None, encoding: str = DEFAULT_ENCODING,
-                 count_tokens: bool = True, format: str | None = None, threads: int = 2) -> None:
+                 count_tokens: bool = True, format: str | None = None, threads: int = 2,
+                 cut_ids: bool = False) -> None:
         self.preset = preset
+        self.cut_ids = cut_ids  # number the cuts and write their ids into the markers (`--cuts`)
         self.config: Config = load(preset, config, config_source, tuple(enable), tuple(disable), keep_recent)
         self.counter = TokenCounter(encoding, threads=threads)
         self.engine = Engine(self.config, self.counter)
@@ -134,9 +150,15 @@ class Sanitizer:
         early = self.counter.count_many_later(before) if self.count_tokens and not defer_tokens else None
         redacting = redaction.rule_of(self.config)
         found = redaction.guard_document(doc, views) if redacting else []
+        width = recover.id_width(views) if self.cut_ids else 0
+        recoverable: list[recover.RecoverableCut] = []
         for view in views:
             if self.config.active:
-                self.engine.run(view, stats, cuts)
+                start = len(cuts)
+                self.engine.run(view, stats, cuts, id_width=width)
+                if width:  # before the write: the ids reach the copy, the transcript and the counts
+                    recoverable += recover.assign(view, cuts[start:], len(recoverable), redacting,
+                                                  self.config.protected_tags)
                 adapter.write(view)
         if redacting:
             redaction.record(found + redaction.settle_copies(doc, views), redacting, doc, stats, cuts)
@@ -154,7 +176,7 @@ class Sanitizer:
             report.notes.append("record kinds this reader does not know, passed through unchanged: "
                                 + ", ".join(f"{k} ×{n}" for k, n in sorted(unknown.items())))
         report.seconds = time.perf_counter() - started
-        return Result(doc, adapter, views, report, tally)
+        return Result(doc, adapter, views, report, tally, recoverable)
 
     @staticmethod
     def _texts_before(views: list[View]) -> list[str]:

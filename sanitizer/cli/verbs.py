@@ -1,4 +1,5 @@
-"""Verbs beside the file command: `sanitize hook claude-code` and `sanitize hermes-plugin DIR`.
+"""Verbs beside the file command: `sanitize hook claude-code`, `sanitize hermes-plugin DIR` and
+`sanitize expand SIDECAR ID`.
 
 The click command takes FILEs; when the first argument names a verb and no file of that name
 exists, the verb's `main(argv, stdin, stdout, stderr) -> int` runs instead.
@@ -17,6 +18,7 @@ import click
 VERBS = {
     "hook": "sanitizer.integrations.claude_code",
     "hermes-plugin": "sanitizer.integrations.hermes_plugin",
+    "expand": "sanitizer.cli.expand",
 }
 
 
