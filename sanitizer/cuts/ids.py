@@ -65,8 +65,11 @@ def _tag(text: str, cut_id: str, original: str, replaced: bool, protected: Colle
     if n:
         return tagged
     body, suffix = split_kept_blocks(text, frozenset(protected))
-    one_line = "\n" not in body and body.startswith("[")
-    if one_line and (replaced or is_digest(body) or body.endswith("]")):
+    if "\n" in body or not body.startswith("["):
+        return text
+    if is_digest(body):  # `[Bash] ran `make` -> exit 0, 3 lines · c4`
+        return f"{body} · {cut_id}{suffix}"
+    if replaced or body.endswith("]"):  # `[image: … · c3]`, `[same output as … · c6]`
         return with_cut_id(body, cut_id) + suffix
     return text
 
