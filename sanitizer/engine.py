@@ -163,7 +163,7 @@ class Engine:
                 return
             change = kept
         width = ctx.cache.get("cut_id_width", 0)
-        new = change.text + id_room(change.text, width) if width else change.text
+        new = change.text + id_room(change.text, width, change.replace) if width else change.text
         if part.kind != "image" and not change.drop and not rule.action.always and not self.shrinks(old, new):
             return
         removed = change.removed or (part.meta.get("data") if part.kind == "image" else None) or old

@@ -15,7 +15,9 @@ from click.testing import CliRunner
 from conftest import EXAMPLE
 
 from sanitizer.cli.command import main
+from sanitizer.cli.table import top_rules_line
 from sanitizer.cuts import to_bytes
+from sanitizer.report import Report, RuleStats
 
 SECRET = "ghp_" + "Z7q9K2m4N6p8R1s3T5v7X9y2A4c6E8g0J3kL"
 
@@ -30,7 +32,9 @@ def sidecar(path: Path) -> list[dict[str, Any]]:
 
 def chat_file(tmp_path: Path, body: str, name: str = "chat.json") -> Path:
     msgs: list[dict[str, Any]] = [{"role": "system", "content": "You are a coding agent."},
-                                  {"role": "user", "content": body}]
+                                  {"role": "user", "content": "Fix the build."},
+                                  {"role": "assistant", "content": "Send me the log."},
+                                  {"role": "user", "content": body}]  # not the first ask: that one is kept
     for i in range(12):
         msgs += [{"role": "assistant", "content": f"step {i}"}, {"role": "user", "content": f"go on {i}"}]
     msgs.append({"role": "user", "content": "What failed?"})
@@ -63,7 +67,7 @@ def test_expand_prints_the_text_byte_exact(tmp_path: Path) -> None:
     ran = sanitize(str(src), "--cuts", "s.jsonl", "-o", "out.json", "--report", "none", cwd=tmp_path)
     assert ran.returncode == 0, ran.stderr
     out = json.loads((tmp_path / "out.json").read_text(encoding="utf-8"))
-    assert "· c1]…" in out[1]["content"]
+    assert "· c1]…" in out[3]["content"]
     got = sanitize("expand", "s.jsonl", "c1", cwd=tmp_path)
     assert got.returncode == 0 and got.stderr == b""
     assert got.stdout == body.encode("utf-8")  # no newline added
@@ -72,7 +76,8 @@ def test_expand_prints_the_text_byte_exact(tmp_path: Path) -> None:
 
 def test_expand_gives_back_bytes_the_input_could_not_decode(tmp_path: Path) -> None:
     raw = long_body().encode() + b"\xff\xfe broken bytes " + long_body().encode()
-    line = b'{"role": "user", "content": "' + raw.replace(b"\n", b"\\n") + b'"}'
+    line = (b'{"role": "user", "content": "start"}\n{"role": "assistant", "content": "ok"}\n'
+            b'{"role": "user", "content": "' + raw.replace(b"\n", b"\\n") + b'"}')
     rest = b"".join(b'\n{"role": "assistant", "content": "ok %d"}\n{"role": "user", "content": "more %d"}' % (i, i)
                     for i in range(12))
     src = tmp_path / "bytes.jsonl"
@@ -112,7 +117,8 @@ def test_several_inputs_write_one_sidecar_each_into_a_folder(tmp_path: Path) -> 
 
 def test_a_dataset_jsonl_gets_ids_across_its_conversations(tmp_path: Path) -> None:
     def episode(word: str) -> str:
-        msgs = [{"role": "user", "content": long_body(word)}] + [
+        msgs = [{"role": "user", "content": "start"}, {"role": "assistant", "content": "ok"},
+                {"role": "user", "content": long_body(word)}] + [
             {"role": r, "content": f"{r} {i}"} for i in range(12) for r in ("assistant", "user")]
         return json.dumps({"messages": msgs})
 
@@ -183,8 +189,19 @@ def test_the_table_does_not_wrap_off_a_terminal_and_names_the_top_rules(tmp_path
     assert len({len(line) for line in rows}) == 1  # every row one line of the same width
     assert any(re.match(r"│ digest-tool-result +│ +\d+ │ +[\d,]+ │ +[\d,]+ │$", line) for line in rows)
     top = [line for line in lines if line.startswith("top rules")]
-    assert len(top) == 1 and re.fullmatch(r"top rules by tokens saved: ([\w-]+ [\d,]+)( · [\w-]+ [\d,]+){2}", top[0])
+    assert len(top) == 1 and re.fullmatch(r"top rules by tokens saved: [\w-]+ [\d,]+( · [\w-]+ [\d,]+){0,2}", top[0])
     assert top[0].startswith("top rules by tokens saved: digest-tool-result ")
+
+
+def test_the_top_line_names_three_rules_by_what_they_saved() -> None:
+    report = Report(source="s", format="f", preset="p", tokens_before=100, tokens_after=10)
+    for name, hits, chars, tokens in (("a", 1, 900, 5), ("b", 2, 10, 40), ("c", 1, 50, 20), ("d", 3, 600, 30),
+                                      ("idle", 0, 0, 0), ("zero", 1, 0, 0)):
+        report.rules[name] = RuleStats(hits=hits, chars_saved=chars, tokens_saved=tokens)
+    assert top_rules_line(report) == "top rules by tokens saved: b 40 · d 30 · c 20"
+    report.tokens_before = None
+    assert top_rules_line(report) == "top rules by chars saved: a 900 · d 600 · c 50"
+    assert top_rules_line(Report(source="s", format="f", preset="p")) is None
 
 
 def test_top_rules_by_chars_without_token_counts(tmp_path: Path) -> None:

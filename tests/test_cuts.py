@@ -75,6 +75,12 @@ def assert_markers_carry_ids(result: Result, input_text: str) -> None:
     assert {m.group(2) for m in MARKER_RE.finditer(out) if m.group(2)} <= known
 
 
+def first_difference(a: str, b: str) -> str:
+    """Where two texts first differ, with some context (a readable assertion message)."""
+    i = next((k for k, (x, y) in enumerate(zip(a, b, strict=False)) if x != y), min(len(a), len(b)))
+    return f"at {i}: {a[max(0, i - 200):i + 100]!r}\n  vs {b[max(0, i - 200):i + 100]!r}"
+
+
 def input_of(case: Case) -> Any:
     return from_text(case.jsonl, case.source) if case.jsonl is not None else from_object(case.value)
 
@@ -131,8 +137,9 @@ def test_expand_without_ids_says_how_to_get_them() -> None:
 def long_chat(secret: str = "") -> list[dict[str, Any]]:
     body = "\n".join(f"build step {k}: compiling module_{k}.c" for k in range(600))
     msgs: list[dict[str, Any]] = [{"role": "system", "content": "You are a coding agent."},
-                                  {"role": "user", "content": f"Fix the build. {body}\nexport GITHUB_TOKEN={secret}\n"
-                                                              f"{body}"}]
+                                  {"role": "user", "content": "Fix the build."},
+                                  {"role": "assistant", "content": "Send me the log."},
+                                  {"role": "user", "content": f"Here. {body}\nexport GITHUB_TOKEN={secret}\n{body}"}]
     for i in range(12):
         msgs += [{"role": "assistant", "content": f"step {i}"}, {"role": "user", "content": f"go on {i}"}]
     msgs.append({"role": "user", "content": "Now tell me what failed."})
@@ -141,13 +148,13 @@ def long_chat(secret: str = "") -> list[dict[str, Any]]:
 
 def test_a_trimmed_marker_names_the_cut_that_gives_its_middle_back() -> None:
     result = WITH_IDS.sanitize(long_chat("none"))
-    text = result.output[1]["content"]
+    text = result.output[3]["content"]
     found = MARKER_RE.search(text)
     assert found is not None and found.group(2) == "c1"
     original = result.expand("c1")
     head, tail = text[:found.start()], text.split("]…")[-1]
     assert original.startswith(head) and original.endswith(tail)
-    assert len(original) == len(long_chat("none")[1]["content"])
+    assert original == long_chat("none")[3]["content"]
 
 
 def test_the_sidecar_is_redacted_unless_secrets_are_asked_for() -> None:
@@ -157,7 +164,7 @@ def test_the_sidecar_is_redacted_unless_secrets_are_asked_for() -> None:
     assert SECRET not in result.cuts_sidecar() and SECRET not in result.expand("c1")
     assert "[REDACTED:" in result.expand("c1")
     assert SECRET in result.cuts_sidecar(include_secrets=True)
-    assert result.expand("c1", include_secrets=True) == msgs[1]["content"]
+    assert result.expand("c1", include_secrets=True) == msgs[3]["content"]
     assert '"redacted": false' in result.cuts_sidecar(include_secrets=True)
 
 
@@ -168,9 +175,9 @@ def test_ids_are_deterministic() -> None:
 
 
 def test_a_cut_that_would_not_shrink_with_its_id_is_not_made() -> None:
-    # A thinking block just longer than its placeholder: replaced without ids, kept with them.
+    # Greek letters and digits: about one token per two chars, so the placeholder's length decides.
     def session(chars: int) -> list[dict[str, Any]]:
-        thinking = "x" * chars
+        thinking = "".join(f"{chr(0x3B1 + k % 20)}{k % 7} " for k in range(100))[:chars]
         msgs = [{"role": "user", "content": "start"},
                 {"role": "assistant", "content": [{"type": "thinking", "thinking": thinking, "signature": "s"},
                                                   {"type": "text", "text": "ok"}]}]
@@ -178,13 +185,14 @@ def test_a_cut_that_would_not_shrink_with_its_id_is_not_made() -> None:
             msgs += [{"role": "user", "content": f"more {i}"}, {"role": "assistant", "content": f"done {i}"}]
         return msgs
 
-    placeholder = len("[thinking omitted: 30 chars]")
+    placeholder = len("[thinking omitted: 30 chars]")  # 28 chars; ` · c9` adds 5
     msgs = session(placeholder + 2)
     plain, ids = PLAIN.sanitize(msgs), WITH_IDS.sanitize(msgs)
-    assert plain.report.rules["drop-thinking"].hits == 1
-    assert ids.recoverable == [] and ids.output == msgs
-    roomy = WITH_IDS.sanitize(session(200))
+    assert plain.report.rules["drop-thinking"].hits == 1  # saved 2 chars: made without ids ...
+    assert ids.recoverable == [] and ids.output == msgs  # ... not with them: the id would cost more
+    roomy = WITH_IDS.sanitize(session(80))
     assert [c.rules for c in roomy.recoverable] == [["drop-thinking"]]
+    assert len(roomy.dumps()) < len(json.dumps(session(80), ensure_ascii=False))
 
 
 # --- generated conversations in every format ------------------------------------------------------
@@ -200,11 +208,13 @@ def test_generated_cuts_restore_their_input_and_stay_put(fmt: str, data: Any) ->
     assert_markers_carry_ids(result, case.jsonl if case.jsonl is not None else json.dumps(case.value))
     for secret in SECRETS:
         assert secret not in result.cuts_sidecar()
-    again = rerun(WITH_IDS, case, result)  # idempotent with ids, with or without asking for them
-    assert again.dumps() == result.dumps() and again.recoverable == []
-    assert rerun(PLAIN, case, result).dumps() == result.dumps()
-    report = result.report  # never more tokens than the input, but for what redaction adds
+    again = rerun(WITH_IDS, case, result)  # idempotent with ids
+    assert again.dumps() == result.dumps(), first_difference(result.dumps(), again.dumps())
+    assert again.recoverable == []
+    report = result.report  # never more tokens than the input, but for what redaction adds ...
     grown = max(0, -report.rules["redact-secrets"].tokens_saved) if "redact-secrets" in report.rules else 0
+    # ... and the id in an image's label (an image counts as its label before and after)
+    grown += sum(PLAIN.counter.count(f" · {c.id}") for c in result.recoverable if c.kind == "image")
     assert (report.tokens_after or 0) <= (report.tokens_before or 0) + grown
 
 
@@ -221,5 +231,7 @@ ALL_FOLDERS = ("claude_code_jsonl", "anthropic_messages", "codex_rollout", "open
 def test_corpus_cuts_restore_the_input_byte_exact(path: Path) -> None:
     text = path.read_bytes().decode("utf-8", errors="surrogateescape")
     result = CORPUS_RUN.sanitize_text(text, str(path))
+    if any(c.rule != "redact-secrets" for c in result.report.cuts):
+        assert result.recoverable
     assert_restores_the_input(result, from_text(text, str(path)))
     assert_markers_carry_ids(result, text)

@@ -119,7 +119,8 @@ def main(files: tuple[str, ...], output: Path | None, preset: str, config_file: 
             fail("--html writes the page of one input's sanitized copy: give one FILE, without --check, "
                  "--summary or --engine")
         if cuts_include_secrets or cuts is not None:
-            check_cuts(files, cuts, cuts_include_secrets, check=check, summary=summary, budget=budget, engine=engine)
+            check_cuts(files, cuts, check=check, summary=summary, budget=budget, engine=engine,
+                       output=output)
         if engine:
             from sanitizer.cli import engines
 
@@ -139,8 +140,8 @@ def main(files: tuple[str, ...], output: Path | None, preset: str, config_file: 
     sys.exit(code)
 
 
-def check_cuts(files: tuple[str, ...], cuts: Path | None, secrets: bool, *, check: bool, summary: bool,
-               budget: int | None, engine: str | None) -> None:
+def check_cuts(files: tuple[str, ...], cuts: Path | None, *, check: bool, summary: bool,
+               budget: int | None, engine: str | None, output: Path | None) -> None:
     """Usage errors of --cuts (exit 2): it needs a sanitized copy, and a folder for several inputs."""
     if cuts is None:
         fail("--cuts-include-secrets keeps credentials in the --cuts file: give --cuts FILE too")
@@ -155,6 +156,8 @@ def check_cuts(files: tuple[str, ...], cuts: Path | None, secrets: bool, *, chec
     for f in files:
         if f != "-" and not cuts.is_dir() and Path(f).resolve() == cuts.resolve():
             fail(f"--cuts {cuts}: refusing to overwrite the input; choose another file")
+    if output is not None and not cuts.is_dir() and output.resolve() == cuts.resolve():
+        fail(f"--cuts {cuts}: the same file as -o; choose another file")
 
 
 def _quiet_stdout_at_exit() -> None:

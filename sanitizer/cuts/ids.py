@@ -23,6 +23,7 @@ from typing import Any
 from sanitizer.digest.line import is_digest
 from sanitizer.model import Part, View
 from sanitizer.report import Cut
+from sanitizer.secrets.scan import redact
 from sanitizer.textkit.markers import markers_in, tag_markers, with_cut_id
 from sanitizer.textkit.spans import split_kept_blocks
 
@@ -127,6 +128,8 @@ def _copies(part: Part, view: View, before: str, cut_id: str, rules: list[str], 
             continue
         if original == part.original:
             texts[i] = part.text if final == before else _tag(final, cut_id, original, False, protected)
+            continue
+        if redact(original)[0] == final:  # only its own credentials went: no cut
             continue
         own = f"c{start + len(out) + 1}"
         out.append(RecoverableCut(own, rules, record, view.doc.line_of(record), list(path), part.kind, original,

@@ -65,10 +65,13 @@ def without_cut_id(text: str) -> str:
     return _ID_TAIL_RE.sub("", text, count=1) if " · c" in text else text
 
 
-def id_room(text: str, width: int) -> str:
-    """Stand-in text for the ids a change will carry (one per marker, or one for a placeholder):
-    a change must still shrink with them (`width`: digits of the largest id)."""
-    n = text.count("…[trimmed ") + 1
+def id_room(text: str, width: int, replace: bool = False) -> str:
+    """Stand-in text for the ids a change to `text` will carry (`width`: digits of the largest id):
+    one per marker, or one for a whole-part placeholder (a replaced part, or a one-line `[…`
+    such as a digest).  A change must still shrink with them; one that gets no id needs no room."""
+    n = text.count("…[trimmed ")
+    if not n and (replace or (text.startswith("[") and "\n" not in text)):
+        n = 1
     return f" · c{'9' * width}" * n
 
 
