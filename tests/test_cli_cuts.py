@@ -61,6 +61,14 @@ def test_without_cuts_the_output_is_unchanged_and_no_sidecar_is_written(tmp_path
         assert f" · {e['id']}" in with_ids.stdout.decode()
 
 
+def test_the_html_page_of_the_same_run_names_every_cut_of_the_sidecar(tmp_path: Path) -> None:
+    ran = sanitize(str(EXAMPLE), "--cuts", "s.jsonl", "--html", "page.html", "--report", "none", cwd=tmp_path)
+    assert ran.returncode == 0, ran.stderr
+    page = (tmp_path / "page.html").read_text(encoding="utf-8")
+    entries = sidecar(tmp_path / "s.jsonl")
+    assert entries and all(f'data-cut="{e["id"]}"' in page for e in entries)
+
+
 def test_expand_prints_the_text_byte_exact(tmp_path: Path) -> None:
     body = long_body("the one line that matters")
     src = chat_file(tmp_path, body)

@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 from conftest import EXAMPLE
-from test_html_report import png_colours
+from test_html_report import corpus_pick, png_colours
 
 from sanitizer import Sanitizer
 from sanitizer.cuts import parse
@@ -139,6 +139,27 @@ def test_opening_each_cut_shows_the_sidecar_text_and_nothing_is_requested(
         else:
             assert seen["shown"][cut_id] == entry["text"]
     assert all(re.search(r"· c[0-9]+", s) for s in seen["summaries"])
+    assert page_requests(recorder.seen) == []
+
+
+def as_the_page_shows(text: str) -> str:
+    """A text as the DOM holds it: line breaks normalized, lone surrogates and NULs as U+FFFD."""
+    text = text.replace("\r\n", "\n").replace("\r", "\n").replace("\x00", "\ufffd")
+    return re.sub("[\ud800-\udfff]", "\ufffd", text)
+
+
+@needs_chromium
+@pytest.mark.parametrize("path", corpus_pick() or [pytest.param(None, marks=pytest.mark.skip(
+    reason="../shared/corpus is absent (real transcripts are read in place beside the clone)"))],
+    ids=lambda p: p.name if p else "no-corpus")
+def test_corpus_pages_show_every_cut_of_their_sidecar(path: Path, tmp_path: Path, recorder: Recorder) -> None:
+    result = Sanitizer(cut_ids=True).sanitize_file(path)
+    side = parse(result.cuts_sidecar(), str(path))
+    seen = probe(render_html(result), tmp_path, recorder.port)
+    assert set(seen["shown"]) == set(side.entries)
+    for cut_id, entry in side.entries.items():
+        if entry["kind"] != "image":
+            assert seen["shown"][cut_id] == as_the_page_shows(entry["text"]), cut_id
     assert page_requests(recorder.seen) == []
 
 

@@ -31,7 +31,12 @@ def _marked(text: str, spans: list[tuple[int, int]]) -> str:
 def _removed(text: str, cut_id: str | None) -> str:
     """The text a cut removed, in a <pre> that names its cut id when it has one."""
     attr = f' data-cut="{esc(cut_id)}"' if cut_id else ""
-    return f'<pre class="removed"{attr}>{esc(text)}</pre>'
+    return f'<pre class="removed"{attr}>{_lead(text)}{esc(text)}</pre>'
+
+
+def _lead(text: str) -> str:
+    """A newline for a <pre> whose text starts with one: HTML drops the first newline after `<pre>`."""
+    return "\n" if text.startswith(("\n", "\r")) else ""
 
 
 def _part(p: PartRow) -> str:
@@ -42,7 +47,7 @@ def _part(p: PartRow) -> str:
     if p.dropped:
         out.append('<pre class="text dropped">(dropped: the summarizer does not read this part)</pre>')
     else:
-        out.append(f'<pre class="text">{_marked(p.text, p.kept)}</pre>')
+        out.append(f'<pre class="text">{_lead(p.text)}{_marked(p.text, p.kept)}</pre>')
     rules = list(dict.fromkeys(c.rule for c in p.cuts))
     if changed:
         why = "; ".join(f"{r}: {reason_of(r)}" for r in rules) or "changed by a rule"
