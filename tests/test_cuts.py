@@ -235,3 +235,18 @@ def test_corpus_cuts_restore_the_input_byte_exact(path: Path) -> None:
         assert result.recoverable
     assert_restores_the_input(result, from_text(text, str(path)))
     assert_markers_carry_ids(result, text)
+
+
+def test_a_digest_keeps_its_key_info_after_the_id() -> None:
+    output = "\n".join(f"line {k} of output" for k in range(50)) + "\n<key_info>deploy to eu-2</key_info>"
+    msgs: list[dict[str, Any]] = [
+        {"role": "system", "content": "agent"}, {"role": "user", "content": "go"},
+        {"role": "assistant", "content": None,
+         "tool_calls": [{"id": "call_1", "type": "function", "function": {"name": "bash", "arguments": '{"cmd": "make"}'}}]},
+        {"role": "tool", "tool_call_id": "call_1", "content": output}]
+    for i in range(12):
+        msgs += [{"role": "user", "content": f"u{i}"}, {"role": "assistant", "content": f"a{i}"}]
+    result = WITH_IDS.sanitize(msgs)
+    assert result.output[3]["content"] == "[bash] ran `make` -> 51 lines · c1\n<key_info>deploy to eu-2</key_info>"
+    assert result.expand("c1") == output
+    assert WITH_IDS.sanitize(result.output).output == result.output

@@ -67,10 +67,11 @@ def without_cut_id(text: str) -> str:
 
 def id_room(text: str, width: int, replace: bool = False) -> str:
     """Stand-in text for the ids a change to `text` will carry (`width`: digits of the largest id):
-    one per marker, or one for a whole-part placeholder (a replaced part, or a one-line `[…`
-    such as a digest).  A change must still shrink with them; one that gets no id needs no room."""
+    one per marker, or one for a whole-part placeholder (a replaced part, or a text opening with
+    `[`, such as a digest, perhaps followed by kept `<key_info>` blocks).  A change must still
+    shrink with them; one that gets no id (collapsed blank lines) needs no room."""
     n = text.count("…[trimmed ")
-    if not n and (replace or (text.startswith("[") and "\n" not in text)):
+    if not n and (replace or text.startswith("[")):
         n = 1
     return f" · c{'9' * width}" * n
 
