@@ -233,3 +233,9 @@ def test_a_missed_budget_is_said_plainly_with_the_smallest_size(tmp_path: Path) 
     met = CliRunner().invoke(main, [str(EXAMPLE), "--report", "table", "--budget", "100000",
                                     "-o", str(tmp_path / "o3.jsonl")])
     assert "budget not met" not in met.stderr
+
+
+def test_help_names_the_expand_verb() -> None:
+    result = CliRunner().invoke(main, ["--help"])
+    assert result.exit_code == 0 and "sanitize expand CUTS ID" in result.output
+    assert "--cuts FILE" in result.output and "--cuts-include-secrets" in result.output

@@ -83,7 +83,10 @@ def main(files: tuple[str, ...], output: Path | None, preset: str, config_file: 
          list_rules: bool, explain: str | None, show_config: bool, detect: bool = False,
          engine: str | None = None, num_proc: int = 1, cuts: Path | None = None,
          cuts_include_secrets: bool = False) -> None:
-    """Sanitize LLM-agent conversation FILEs (`-` for stdin) before they are summarized."""
+    """Sanitize LLM-agent conversation FILEs (`-` for stdin) before they are summarized.
+
+    `sanitize expand CUTS ID` prints the text of cut ID from a --cuts file, byte-exact.
+    """
     import gc
 
     from sanitizer.cli import info as cli_info
