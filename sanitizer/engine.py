@@ -50,9 +50,7 @@ class Engine:
 
         return compute(view, self.config.keep_recent, self.config.tail_tokens, count)
 
-    def run(self, view: View, stats: dict[str, RuleStats], cuts: list[Cut], *, id_width: int = 0) -> Scopes:
-        """Apply the rules to `view`; `id_width` > 0: each change must still shrink with the cut
-        ids of that many digits that `--cuts` will add to its markers (`sanitizer.cuts`)."""
+    def run(self, view: View, stats: dict[str, RuleStats], cuts: list[Cut]) -> Scopes:
         scopes = self.scopes(view)
         for part in view.parts:
             if part.original is None:
@@ -63,7 +61,6 @@ class Engine:
         # The redaction rule's name while one is active: linked copies are redacted under it.
         ctx.cache["redacting"] = next((r.name for r in self.config.active if r.action.redacts), None)
         ctx.cache["redacted_parts"] = set()
-        ctx.cache["cut_id_width"] = id_width
         pairs = Pairs(view)
         ctx.calls, ctx.results = pairs.first_calls(), pairs.results
         for rule in self.config.active:
@@ -162,8 +159,8 @@ class Engine:
             if kept is None:
                 return
             change = kept
-        width = ctx.cache.get("cut_id_width", 0)
-        new = change.text + id_room(change.text, width, change.replace) if width else change.text
+        room = id_room(change.text, change.replace)  # with --cuts: the ids this change will carry
+        new = change.text + room if room else change.text
         if part.kind != "image" and not change.drop and not rule.action.always and not self.shrinks(old, new):
             return
         removed = change.removed or (part.meta.get("data") if part.kind == "image" else None) or old

@@ -20,6 +20,7 @@ from sanitizer.model import Document, View
 from sanitizer.report import Report
 from sanitizer.secrets import contract as redaction
 from sanitizer.textkit.images import label_of
+from sanitizer.textkit.markers import ids_of_width
 from sanitizer.tokens import tally as token_report
 from sanitizer.tokens.counter import DEFAULT_ENCODING, TokenCounter
 from sanitizer.tokens.tally import Tally
@@ -150,16 +151,17 @@ class Sanitizer:
         early = self.counter.count_many_later(before) if self.count_tokens and not defer_tokens else None
         redacting = redaction.rule_of(self.config)
         found = redaction.guard_document(doc, views) if redacting else []
-        width = recover.id_width(views) if self.cut_ids else 0
         recoverable: list[recover.RecoverableCut] = []
-        for view in views:
-            if self.config.active:
-                start = len(cuts)
-                self.engine.run(view, stats, cuts, id_width=width)
-                if width:  # before the write: the ids reach the copy, the transcript and the counts
-                    recoverable += recover.assign(view, cuts[start:], len(recoverable), redacting,
-                                                  self.config.protected_tags)
-                adapter.write(view)
+        # With cut ids, every cut is made knowing what its id will cost (`textkit.markers`).
+        with ids_of_width(recover.id_width(views) if self.cut_ids else 0):
+            for view in views:
+                if self.config.active:
+                    start = len(cuts)
+                    self.engine.run(view, stats, cuts)
+                    if self.cut_ids:  # before the write: the ids reach the copy, the transcript, the counts
+                        recoverable += recover.assign(view, cuts[start:], len(recoverable), redacting,
+                                                      self.config.protected_tags)
+                    adapter.write(view)
         if redacting:
             redaction.record(found + redaction.settle_copies(doc, views), redacting, doc, stats, cuts)
         tally = self._fill_report(report, views, before, stats, cuts)

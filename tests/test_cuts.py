@@ -73,6 +73,9 @@ def assert_markers_carry_ids(result: Result, input_text: str) -> None:
     assert plain_after <= plain_before
     known = {c.id for c in result.recoverable}
     assert {m.group(2) for m in MARKER_RE.finditer(out) if m.group(2)} <= known
+    for m in MARKER_RE.finditer(out):  # no marker, id included, is longer than what it stands for
+        if m.group(2) and m.group(2) in known:
+            assert int(m.group(1).replace(",", "")) > len(m.group(0)), m.group(0)
 
 
 def first_difference(a: str, b: str) -> str:

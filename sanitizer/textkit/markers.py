@@ -8,11 +8,34 @@ output with ids changes nothing.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+
 import regex
 
 # A marker may carry the id of its recoverable cut (`…[trimmed 12,345 chars · c17]…`, `--cuts`).
 MARKER_RE = regex.compile(r"…\[trimmed ([0-9][0-9,]*) chars(?: · (c[0-9]+))?\]…")
 _ID_TAIL_RE = regex.compile(r" · c[0-9]++(?=\]?\Z)")
+# Digits of the largest cut id of the run under way (0: no ids).  Set only by `ids_of_width`,
+# around one run, so a cut knows what its id will cost before it is made.
+_ID_WIDTH: ContextVar[int] = ContextVar("cut_id_width", default=0)
+
+
+@contextmanager
+def ids_of_width(width: int) -> Iterator[None]:
+    """Within this block, cuts are made as if each marker carried an id of `width` digits."""
+    token = _ID_WIDTH.set(width)
+    try:
+        yield
+    finally:
+        _ID_WIDTH.reset(token)
+
+
+def id_cost() -> int:
+    """Chars the id adds to one marker in the run under way (` · c17`: 4 + digits), 0 without ids."""
+    width = _ID_WIDTH.get()
+    return 4 + width if width else 0
 
 
 def marker(removed_chars: int) -> str:
@@ -65,11 +88,14 @@ def without_cut_id(text: str) -> str:
     return _ID_TAIL_RE.sub("", text, count=1) if " · c" in text else text
 
 
-def id_room(text: str, width: int, replace: bool = False) -> str:
-    """Stand-in text for the ids a change to `text` will carry (`width`: digits of the largest id):
-    one per marker, or one for a whole-part placeholder (a replaced part, or a text opening with
-    `[`, such as a digest, perhaps followed by kept `<key_info>` blocks).  A change must still
-    shrink with them; one that gets no id (collapsed blank lines) needs no room."""
+def id_room(text: str, replace: bool = False) -> str:
+    """Stand-in text for the ids a change to `text` will carry in the run under way ("" without
+    ids): one per marker, or one for a whole-part placeholder (a replaced part, or a text opening
+    with `[`, such as a digest, perhaps followed by kept `<key_info>` blocks).  A change must
+    still shrink with them; one that gets no id (collapsed blank lines) needs no room."""
+    width = _ID_WIDTH.get()
+    if not width:
+        return ""
     n = text.count("…[trimmed ")
     if not n and (replace or text.startswith("[")):
         n = 1

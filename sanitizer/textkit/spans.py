@@ -38,7 +38,7 @@ import regex
 
 from sanitizer.textkit import tags as _tags
 from sanitizer.textkit.keywords import KeywordPattern, Scanner
-from sanitizer.textkit.markers import MARKER_RE, has_marker, marker, marker_count
+from sanitizer.textkit.markers import MARKER_RE, has_marker, id_cost, marker, marker_count
 from sanitizer.textkit.salient import SALIENT_LINES, SALIENT_MIN_MIDDLE, middle_lines
 from sanitizer.textkit.tags import ALWAYS_PROTECTED
 
@@ -128,7 +128,7 @@ def _gap(gap: str, removed: list[str]) -> str:
         return gap  # exactly one marker with its cut id: a second run keeps it
     count = marker_count(gap) if has else len(gap)
     mark = marker(count)
-    if not has and len(gap) <= len(mark):
+    if not has and len(gap) <= len(mark) + id_cost():  # with --cuts the marker also carries an id
         return gap
     if gap != mark:
         removed.append(gap)
