@@ -9,8 +9,8 @@ id in the sidecar only, with its record, line and path.  A part only the redacti
 no cut: its redacted text is what the output already holds.
 
 Runs between the engine and the adapter's write, so the ids reach the copy, the transcript and
-the report alike; the engine has already made sure every change still shrinks with them
-(`Engine.run(..., id_width=)`).
+the report alike; every cut was already made knowing what its id costs (the run sets the id width
+with `textkit.markers.ids_of_width`), so every change still shrinks with its ids.
 """
 
 from __future__ import annotations
