@@ -24,6 +24,7 @@ from sanitizer.scope import Scopes, compute
 from sanitizer.secrets import scan as _secrets
 from sanitizer.secrets.contract import follows
 from sanitizer.textkit.images import label_of
+from sanitizer.textkit.markers import id_room
 from sanitizer.textkit.tags import ALWAYS_PROTECTED, find_blocks, outermost
 from sanitizer.tokens.counter import TokenCounter
 
@@ -158,7 +159,9 @@ class Engine:
             if kept is None:
                 return
             change = kept
-        if part.kind != "image" and not change.drop and not rule.action.always and not self.shrinks(old, change.text):
+        room = id_room(change.text, change.replace)  # with --cuts: the ids this change will carry
+        new = change.text + room if room else change.text
+        if part.kind != "image" and not change.drop and not rule.action.always and not self.shrinks(old, new):
             return
         removed = change.removed or (part.meta.get("data") if part.kind == "image" else None) or old
         part.text = change.text

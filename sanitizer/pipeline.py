@@ -10,6 +10,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, TypeVar
 
+from sanitizer import cuts as recover
 from sanitizer import formats, transcript
 from sanitizer.budget.fit import Fitting, check_budget, fit_views, measure, measured_texts
 from sanitizer.budget.repair import MODES, repair_doc
@@ -23,6 +24,7 @@ from sanitizer.result import Result, repair_result
 from sanitizer.secrets import contract as redaction
 from sanitizer.summary.from_input import fallback_summaries
 from sanitizer.textkit.images import label_of
+from sanitizer.textkit.markers import ids_of_width
 from sanitizer.tokens import tally as token_report
 from sanitizer.tokens.counter import DEFAULT_ENCODING, TokenCounter
 from sanitizer.tokens.tally import Tally
@@ -55,8 +57,10 @@ class Sanitizer:
     def __init__(self, preset: str = "default", *, config: dict[str, Any] | None = None,
                  config_source: str = "<config>", enable: Iterable[str] = (), disable: Iterable[str] = (),
                  keep_recent: int | None = None, encoding: str = DEFAULT_ENCODING,
-                 count_tokens: bool = True, format: str | None = None, threads: int = 2) -> None:
+                 count_tokens: bool = True, format: str | None = None, threads: int = 2,
+                 cut_ids: bool = False) -> None:
         self.preset = preset
+        self.cut_ids = cut_ids  # number the cuts and write their ids into the markers (`--cuts`)
         self.config: Config = load(preset, config, config_source, tuple(enable), tuple(disable), keep_recent)
         self.counter = TokenCounter(encoding, threads=threads)
         self.engine = Engine(self.config, self.counter)
@@ -153,10 +157,17 @@ class Sanitizer:
         cuts: list[Cut] = []
         redacting = self.config.redaction_rule
         found = redaction.guard_document(doc, views) if redacting else []
-        for view in views:
-            if self.config.active:
-                self.engine.run(view, stats, cuts)
-                adapter.write(view)
+        recoverable: list[recover.RecoverableCut] = []
+        # With cut ids, every cut is made knowing what its id will cost (`textkit.markers`).
+        with ids_of_width(recover.id_width(views) if self.cut_ids else 0):
+            for view in views:
+                if self.config.active:
+                    start = len(cuts)
+                    self.engine.run(view, stats, cuts)
+                    if self.cut_ids:  # before the write: the ids reach the copy, the transcript, the counts
+                        recoverable += recover.assign(view, cuts[start:], len(recoverable), redacting,
+                                                      self.config.protected_tags)
+                    adapter.write(view)
         if redacting:
             found += redaction.settle_copies(doc, views)
         if budget is not None:
@@ -173,7 +184,7 @@ class Sanitizer:
         report.problems = list(doc.problems)
         report.notes = notes
         self._note_unknown_kinds(report, views)
-        result = Result(doc, adapter, views, report, tally)
+        result = Result(doc, adapter, views, report, tally, recoverable)
         if budget is None and repair != "report":
             repair_result(result, repair)
         report.seconds = time.perf_counter() - started

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from sanitizer import cuts as recover
 from sanitizer import transcript
 from sanitizer.budget.repair import MODES, repair_doc
 from sanitizer.document import loader
@@ -18,14 +19,27 @@ class Result:
     """A sanitized copy in the input's format, plus renderings and the report."""
 
     def __init__(self, doc: Document, adapter: Adapter, views: list[View], report: Report,
-                 tally: Tally | None = None) -> None:
+                 tally: Tally | None = None, recoverable: list[recover.RecoverableCut] | None = None) -> None:
         self.doc = doc
         self.adapter = adapter
         self.views = views
         self.report = report
         self.tally = tally  # token figures still to count (`Sanitizer.run(..., defer_tokens=True)`)
+        self.recoverable = recoverable or []  # the cuts by id, with `Sanitizer(cut_ids=True)`
         self.findings: list[str] = []  # mode `check`: what the validator found
         self.summaries: list[tuple[str, Summary]] = []  # mode `summary`: (label, summary) per conversation
+
+    def expand(self, cut_id: str, *, include_secrets: bool = False) -> str:
+        """The text cut `cut_id` (`c17`) stands for, byte-exact; redacted unless `include_secrets`."""
+        found = [c for c in self.recoverable if c.id == cut_id]
+        if not found:
+            hint = "" if self.recoverable else " (run with Sanitizer(cut_ids=True) for cut ids)"
+            raise KeyError(f"no cut {cut_id!r}{hint}")
+        return str(recover.records(found, include_secrets=include_secrets)[0]["text"])
+
+    def cuts_sidecar(self, *, include_secrets: bool = False) -> str:
+        """The cuts sidecar as JSONL text (one cut per line; `sanitize expand` reads it)."""
+        return recover.dumps(recover.records(self.recoverable, include_secrets=include_secrets))
 
     @property
     def output(self) -> Any:

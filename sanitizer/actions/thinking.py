@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from sanitizer.actions.base import Action, Change, Context, Doc
 from sanitizer.actions.tagged import protected_tags
 from sanitizer.model import Part
+from sanitizer.textkit.markers import without_cut_id
 from sanitizer.textkit.spans import split_kept_blocks
 
 MODES = ("placeholder", "remove")
@@ -42,7 +43,8 @@ def drop_thinking(part: Part, opts: DropThinkingOptions, ctx: Context) -> Change
     if part.dropped:
         return None
     text = part.text
-    if placeholder_pattern(opts.placeholder).fullmatch(split_kept_blocks(text, protected_tags(ctx))[0].strip()):
+    body = without_cut_id(split_kept_blocks(text, protected_tags(ctx))[0].strip())  # `· c3`: a --cuts id
+    if placeholder_pattern(opts.placeholder).fullmatch(body):
         return None
     if opts.mode == "remove" or not text.strip():
         return Change(text="", removed=text, drop=True)

@@ -62,6 +62,11 @@ def _stderr_is_terminal() -> bool:
 @click.option("--summary", is_flag=True, help="Print the deterministic fallback summary instead of a copy.")
 @click.option("--html", "html", type=click.Path(dir_okay=False, path_type=Path),
               help="Also write a self-contained HTML page of the run: each message, every cut in place.")
+@click.option("--cuts", "cuts", type=click.Path(path_type=Path), metavar="FILE",
+              help="Also write each cut's text (JSONL, redacted) here (a folder for several inputs); markers "
+                   "then carry the cut's id (· c17) for `sanitize expand FILE ID`.")
+@click.option("--cuts-include-secrets", is_flag=True,
+              help="Keep credentials in the --cuts file (redacted by default).")
 @click.option("--check", is_flag=True, help="Validate pairs and structure; change nothing.")
 @click.option("--repair-pairs", type=click.Choice(["report", "strip", "stub"]), default="report", show_default=True,
               help="What to do with tool calls/results that were already unpaired in the input.")
@@ -76,8 +81,12 @@ def main(files: tuple[str, ...], output: Path | None, preset: str, config_file: 
          encoding: str, no_tokens: bool, jobs: int, strict: bool, quiet: bool, report_kind: str | None,
          report_file: Path | None, summary: bool, html: Path | None, check: bool, repair_pairs: str, session: str | None,
          list_rules: bool, explain: str | None, show_config: bool, detect: bool = False,
-         engine: str | None = None, num_proc: int = 1) -> None:
-    """Sanitize LLM-agent conversation FILEs (`-` for stdin) before they are summarized."""
+         engine: str | None = None, num_proc: int = 1, cuts: Path | None = None,
+         cuts_include_secrets: bool = False) -> None:
+    """Sanitize LLM-agent conversation FILEs (`-` for stdin) before they are summarized.
+
+    `sanitize expand CUTS ID` prints the text of cut ID from a --cuts file, byte-exact.
+    """
     import gc
 
     from sanitizer.cli import info as cli_info
@@ -95,7 +104,9 @@ def main(files: tuple[str, ...], output: Path | None, preset: str, config_file: 
                       enable=enable, disable=disable, keep_recent=keep_recent, encoding=encoding,
                       count_tokens=not no_tokens, format=fmt, to=to, budget=budget, session=session,
                       repair_pairs=repair_pairs, html=str(html) if html else None,
-                      mode="check" if check else "summary" if summary else "copy")
+                      mode="check" if check else "summary" if summary else "copy",
+                      cuts=str(cuts) if cuts else None, cuts_dir=len(files) > 1 or bool(cuts and cuts.is_dir()),
+                      cuts_secrets=cuts_include_secrets)
     try:
         if list_rules or explain or show_config:
             cli_info.show(opts, list_rules=list_rules, explain=explain, show_config=show_config)
@@ -110,6 +121,9 @@ def main(files: tuple[str, ...], output: Path | None, preset: str, config_file: 
         if html is not None and (len(files) != 1 or check or summary or engine):
             fail("--html writes the page of one input's sanitized copy: give one FILE, without --check, "
                  "--summary or --engine")
+        if cuts_include_secrets or cuts is not None:
+            check_cuts(files, cuts, check=check, summary=summary, budget=budget, engine=engine,
+                       output=output)
         if engine:
             from sanitizer.cli import engines
 
@@ -127,6 +141,26 @@ def main(files: tuple[str, ...], output: Path | None, preset: str, config_file: 
         fail(str(exc), 1)
     _quiet_stdout_at_exit()
     sys.exit(code)
+
+
+def check_cuts(files: tuple[str, ...], cuts: Path | None, *, check: bool, summary: bool,
+               budget: int | None, engine: str | None, output: Path | None) -> None:
+    """Usage errors of --cuts (exit 2): it needs a sanitized copy, and a folder for several inputs."""
+    if cuts is None:
+        fail("--cuts-include-secrets keeps credentials in the --cuts file: give --cuts FILE too")
+    if check or summary or budget is not None or engine:
+        fail("--cuts records the cuts of a sanitized copy: not with --check, --summary, --budget or --engine")
+    if len(files) > 1:
+        if cuts.exists() and not cuts.is_dir():
+            fail(f"--cuts {cuts}: with several inputs, give a folder (one NAME.cuts.jsonl per input)")
+        names = [Path("stdin" if f == "-" else f).name for f in files]
+        if len(set(names)) != len(names):
+            fail("--cuts: two inputs share a file name; give them one at a time")
+    for f in files:
+        if f != "-" and not cuts.is_dir() and Path(f).resolve() == cuts.resolve():
+            fail(f"--cuts {cuts}: refusing to overwrite the input; choose another file")
+    if output is not None and not cuts.is_dir() and output.resolve() == cuts.resolve():
+        fail(f"--cuts {cuts}: the same file as -o; choose another file")
 
 
 def _quiet_stdout_at_exit() -> None:

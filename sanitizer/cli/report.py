@@ -7,12 +7,14 @@ from pathlib import Path
 
 import click
 
-from sanitizer.cli.table import render_table
+from sanitizer.cli.table import budget_line, render_table, top_rules_line
 from sanitizer.report import Report
 from sanitizer.run.output import write_atomic
 
 # Exit code under --strict when --budget could not be met (README, "Exit codes").
 BUDGET_NOT_MET = 3
+# The console width of a table that is not drawn on a terminal: wide enough that no row wraps.
+NO_WRAP_WIDTH = 100_000
 
 
 class Messages:
@@ -62,7 +64,12 @@ def report(report: Report, kind: str | None, report_file: Path | None, *, quiet:
     elif kind == "table" or (terminal and mode == "copy"):
         from rich.console import Console
 
-        Console(stderr=True).print(render_table(report))
+        # Not a terminal (a file, a pipe, a CI log): no width to fit, so the table never wraps.
+        console = Console(stderr=True) if terminal else Console(stderr=True, width=NO_WRAP_WIDTH, soft_wrap=True)
+        console.print(render_table(report))
+        for line in (top_rules_line(report), budget_line(report)):
+            if line:
+                console.print(line, soft_wrap=True, markup=False, highlight=False)
     elif mode == "copy":
         if report.tokens_before is not None:
             before, after = report.tokens_before, report.tokens_after or 0

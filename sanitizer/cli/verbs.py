@@ -1,5 +1,5 @@
-"""Verbs beside the file command: `sanitize hook claude-code`, `sanitize hermes-plugin DIR` and
-`sanitize rule-fixtures [--update] [FILE…]`.
+"""Verbs beside the file command: `sanitize hook claude-code`, `sanitize hermes-plugin DIR`,
+`sanitize expand SIDECAR ID` and `sanitize rule-fixtures [--update] [FILE…]`.
 
 The click command takes FILEs; when the first argument names a verb and no file of that name
 exists, the verb's `main(argv, stdin, stdout, stderr) -> int` runs instead.
@@ -18,6 +18,7 @@ import click
 VERBS = {
     "hook": "sanitizer.integrations.claude_code",
     "hermes-plugin": "sanitizer.integrations.hermes_plugin",
+    "expand": "sanitizer.cli.expand",
     "rule-fixtures": "sanitizer.cli.fixtures",
 }
 

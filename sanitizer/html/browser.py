@@ -51,6 +51,13 @@ def screenshot(page: Path, png: Path, width: int = 1280, height: int = 900) -> P
     return png
 
 
-def dump_dom(page: Path, budget_ms: int = 5000) -> str:
-    """The DOM of `page` after its scripts ran, as HTML."""
-    return run(page, f"--virtual-time-budget={budget_ms}", "--dump-dom")
+def dump_dom(page: Path, budget_ms: int = 5000, *args: str) -> str:
+    """The DOM of `page` after its scripts ran, as HTML (`args`: more chromium flags)."""
+    return run(page, *args, f"--virtual-time-budget={budget_ms}", "--dump-dom")
+
+
+def through_proxy(port: int) -> tuple[str, ...]:
+    """Flags that send every request the page makes, loopback included, to a proxy on `port` of
+    127.0.0.1, and resolve no name: a test's proxy then sees any request that would leave the page."""
+    return (f"--proxy-server=http://127.0.0.1:{port}", "--proxy-bypass-list=<-loopback>",
+            "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1")

@@ -12,6 +12,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from sanitizer.cuts import records
 from sanitizer.scope import is_user_ask
 from sanitizer.secrets.scan import redact_many
 from sanitizer.textkit.tags import find_blocks, outermost
@@ -61,6 +62,8 @@ class PartRow:
     image: bool
     cuts: list[CutRow] = field(default_factory=list)
     kept: list[tuple[int, int]] = field(default_factory=list)  # spans of <key_info> blocks in `text`
+    cut_ids: list[str] = field(default_factory=list)  # the ids of its recoverable cuts (`--cuts`)
+    copies: list[tuple[str, str]] = field(default_factory=list)  # (id, text) of linked copies cut on their own
 
 
 @dataclass(slots=True)
@@ -127,9 +130,18 @@ def _measure(result: Any, rows: list[MessageRow], befores: list[list[str]], afte
     return "tokens"
 
 
+def _recoverable(result: Any) -> dict[tuple[int, tuple[Any, ...]], tuple[str, str]]:
+    """(id, redacted text) of each recoverable cut by where its text lives (`Sanitizer(cut_ids=True)`)."""
+    cuts = getattr(result, "recoverable", None) or []
+    if not cuts:
+        return {}
+    return {(c.record, tuple(c.path)): (c.id, entry["text"]) for c, entry in zip(cuts, records(cuts), strict=True)}
+
+
 def build(result: Any, title: str | None = None) -> Page:
     """The page model of a run: messages in order, each part with its cuts and kept blocks."""
     index = _cut_index(result)
+    recoverable = _recoverable(result)
     rows: list[MessageRow] = []
     befores: list[list[str]] = []
     afters: list[list[str]] = []
@@ -159,7 +171,13 @@ def build(result: Any, title: str | None = None) -> Page:
                 for record, path in p.copies:
                     row_part.cuts.extend(CutRow(k.rule, k.removed_chars, k.line, True)
                                          for k in index.get((record, tuple(path)), ()))
-                if changed and not image:
+                copy_keys = [(record, tuple(path)) for record, path in p.copies]
+                row_part.cut_ids = [recoverable[k][0] for k in (keys[0], *copy_keys) if k in recoverable]
+                row_part.copies = [recoverable[k] for k in copy_keys if k in recoverable]
+                own = recoverable.get(keys[0])
+                if changed and not image and own is not None:
+                    row_part.removed = own[1]  # the sidecar's text: what `sanitize expand` prints
+                elif changed and not image:
                     to_redact.append(row_part)
                     originals.append(p.original or "")
                 row_part.kept = _kept_spans(text)

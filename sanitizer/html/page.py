@@ -28,6 +28,17 @@ def _marked(text: str, spans: list[tuple[int, int]]) -> str:
     return "".join(out)
 
 
+def _removed(text: str, cut_id: str | None) -> str:
+    """The text a cut removed, in a <pre> that names its cut id when it has one."""
+    attr = f' data-cut="{esc(cut_id)}"' if cut_id else ""
+    return f'<pre class="removed"{attr}>{_lead(text)}{esc(text)}</pre>'
+
+
+def _lead(text: str) -> str:
+    """A newline for a <pre> whose text starts with one: HTML drops the first newline after `<pre>`."""
+    return "\n" if text.startswith(("\n", "\r")) else ""
+
+
 def _part(p: PartRow) -> str:
     label = p.kind + (f" · {p.tool}" if p.tool else "")
     changed = p.removed is not None or p.dropped or bool(p.cuts)
@@ -36,7 +47,7 @@ def _part(p: PartRow) -> str:
     if p.dropped:
         out.append('<pre class="text dropped">(dropped: the summarizer does not read this part)</pre>')
     else:
-        out.append(f'<pre class="text">{_marked(p.text, p.kept)}</pre>')
+        out.append(f'<pre class="text">{_lead(p.text)}{_marked(p.text, p.kept)}</pre>')
     rules = list(dict.fromkeys(c.rule for c in p.cuts))
     if changed:
         why = "; ".join(f"{r}: {reason_of(r)}" for r in rules) or "changed by a rule"
@@ -44,9 +55,14 @@ def _part(p: PartRow) -> str:
         removed = sum(c.removed_chars for c in p.cuts if not c.copy) or sum(c.removed_chars for c in p.cuts)
         name = ", ".join(rules) or "changed"
         body = ("(image data, not shown)" if p.image else p.removed or "")
-        out.append(f'<details class="cut" data-rules="{esc(" ".join(rules))}"><summary title="{esc(why)}">'
-                   f'✂ {esc(name)} · {removed:,} chars removed · show original</summary>'
-                   f'<pre class="removed">{esc(body)}</pre></details>')
+        ids = " ".join(p.cut_ids)  # `sanitize expand SIDECAR ID` gives the same text back
+        out.append(f'<details class="cut" data-rules="{esc(" ".join(rules))}"'
+                   + (f' id="cut-{esc(p.cut_ids[0])}" data-cut="{esc(ids)}"' if ids else "")
+                   + f'><summary title="{esc(why)}">✂ {esc(name)} · {removed:,} chars removed'
+                   + (f' · {esc(", ".join(p.cut_ids))}' if ids else "") + ' · show original</summary>'
+                   + _removed(body, p.cut_ids[0] if ids and len(p.cut_ids) > len(p.copies) else None)
+                   + "".join(f'<div class="kind">linked copy · {esc(cid)}</div>{_removed(text, cid)}'
+                             for cid, text in p.copies) + "</details>")
     out.append("</div>")
     return "".join(out)
 

@@ -37,7 +37,7 @@ def build_sanitizer(opts: RunOptions, threads: int | None = None) -> Sanitizer:
         return Sanitizer("none", encoding=opts.encoding, count_tokens=False, format=opts.format, **more)
     return Sanitizer(opts.preset, config=opts.user_config, config_source=opts.user_source, enable=opts.enable,
                      disable=opts.disable, keep_recent=opts.keep_recent, encoding=opts.encoding,
-                     count_tokens=opts.count_tokens, format=opts.format, **more)
+                     count_tokens=opts.count_tokens, format=opts.format, cut_ids=opts.cuts is not None, **more)
 
 
 def read_input(source: str, opts: RunOptions, bar: Bar | None = None) -> str | Any:
@@ -131,15 +131,26 @@ def _outcome(result: Result, source: str, opts: RunOptions) -> Outcome:
                 "".join(loader.dumps_value(c) + "\n" for c in convs))
     else:
         text = result.dumps()
+    if opts.cuts is not None:  # redacted unless --cuts-include-secrets
+        write_atomic(sidecar_path(opts, source), result.cuts_sidecar(include_secrets=opts.cuts_secrets).encode())
     if opts.html is not None:  # the page is built from the result's (redacted) texts only
         write_atomic(Path(opts.html), encode(render_html(result)))
     return Outcome(source, encode(text), result.report)
 
 
+def sidecar_path(opts: RunOptions, source: str) -> Path:
+    """Where the cuts sidecar of `source` goes: the --cuts file, or `<name>.cuts.jsonl` in its folder."""
+    assert opts.cuts is not None
+    if not opts.cuts_dir:
+        return Path(opts.cuts)
+    return Path(opts.cuts) / f"{Path('stdin' if source == '-' else source).name}.cuts.jsonl"
+
+
 def streamable(source: str, opts: RunOptions, san: Sanitizer) -> bool:
-    """A dataset JSONL file in plain copy mode is processed line by line (bounded memory)."""
+    """A dataset JSONL file in plain copy mode is processed line by line (bounded memory); with
+    --html or --cuts the whole file is read, since the page and the cut ids cover the whole file."""
     return (opts.mode == "copy" and opts.budget is None and opts.to == "same" and opts.html is None
-            and source != "-" and is_dataset_jsonl(source, san))
+            and opts.cuts is None and source != "-" and is_dataset_jsonl(source, san))
 
 
 def sniff_streamable(source: str, opts: RunOptions, san: Sanitizer) -> bool:

@@ -30,4 +30,7 @@ class RunOptions:
     session: str | None = None
     repair_pairs: str = "report"
     html: str | None = None  # --html: write the report page of the (single) input here
+    cuts: str | None = None  # --cuts: the sidecar file (one input) or folder (`cuts_dir`)
+    cuts_dir: bool = False  # --cuts names a folder: one `<input name>.cuts.jsonl` per input
+    cuts_secrets: bool = False  # --cuts-include-secrets: the sidecar keeps credentials
     extra: dict[str, Any] = field(default_factory=dict)

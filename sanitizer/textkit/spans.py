@@ -38,10 +38,12 @@ import regex
 
 from sanitizer.textkit import tags as _tags
 from sanitizer.textkit.keywords import KeywordPattern, Scanner
+from sanitizer.textkit.markers import MARKER_RE, has_marker, id_cost, marker, marker_count
 from sanitizer.textkit.salient import SALIENT_LINES, SALIENT_MIN_MIDDLE, middle_lines
 from sanitizer.textkit.tags import ALWAYS_PROTECTED
 
-MARKER_RE = regex.compile(r"…\[trimmed ([0-9][0-9,]*) chars\]…")
+__all__ = ["MARKER_RE", "cut_middle", "has_marker", "marker", "marker_count", "split_kept_blocks"]
+
 MAX_SPAN = 1000
 
 ERROR_WORDS = ("Error", "Exception", "Traceback", "FAILED", "exit code")
@@ -50,7 +52,7 @@ ERROR = KeywordPattern(regex.compile("|".join(ERROR_WORDS)), ERROR_WORDS)
 # Spans a cut point must not fall into.  No class accepts "…", so no span runs into a marker.
 _ATOMIC_RE = regex.compile(
     r"""
-      …\[trimmed\ [0-9][0-9,]*\ chars\]…                                  # an existing marker
+      …\[trimmed\ [0-9][0-9,]*\ chars(?:\ ·\ c[0-9]+)?\]…                # an existing marker
     | (?<![A-Za-z0-9+.-])[A-Za-z][A-Za-z0-9+.-]{1,15}+://[^\s<>"'`…]++    # URL
     | `[^`\n…]{1,500}+`                                                   # inline code
     | (?<![\w/.~-])(?:~|\.{1,2})?/[\w.@%+~-]++(?:/[\w.@%+~-]*+)*+         # absolute path
@@ -67,22 +69,6 @@ _TAG_RE = regex.compile(_TAG)
 _TAG_REACH = 600  # a tag is at most 1 + 65 + 501 + 1 chars long
 _CLUSTER_RE = regex.compile(r"\X")
 _MAX_STEPS = 64
-
-
-def marker(removed_chars: int) -> str:
-    return f"…[trimmed {removed_chars:,} chars]…"
-
-
-def has_marker(text: str) -> bool:
-    return MARKER_RE.search(text) is not None
-
-
-def marker_count(text: str) -> int:
-    """Original chars that `text` stands for: markers count as the chars they replaced."""
-    total = len(text)
-    for m in MARKER_RE.finditer(text):
-        total += int(m.group(1).replace(",", "")) - (m.end() - m.start())
-    return total
 
 
 def cut_middle(
@@ -138,9 +124,11 @@ def cut_middle(
 def _gap(gap: str, removed: list[str]) -> str:
     """The replacement of one removed stretch: a marker, or the stretch itself when that is shorter."""
     has = MARKER_RE.search(gap) is not None
+    if has and (m := MARKER_RE.fullmatch(gap)) is not None and m.group(2) is not None:
+        return gap  # exactly one marker with its cut id: a second run keeps it
     count = marker_count(gap) if has else len(gap)
     mark = marker(count)
-    if not has and len(gap) <= len(mark):
+    if not has and len(gap) <= len(mark) + id_cost():  # with --cuts the marker also carries an id
         return gap
     if gap != mark:
         removed.append(gap)
