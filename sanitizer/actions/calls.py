@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from sanitizer.actions.base import Action, Change, Context, Doc
+from sanitizer.actions.tools import compact_style
 from sanitizer.digest.calls import normalise
 from sanitizer.digest.plans import patch_outline, plan_diff, plan_items, plan_key
 from sanitizer.model import Part
@@ -63,9 +64,7 @@ def _load(text: str) -> Any:
 
 
 def _dump(value: Any, like: str) -> str:
-    sample = like[:2000]
-    compact = '": ' not in sample and '", "' not in sample
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":") if compact else None)
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":") if compact_style(like) else None)
 
 
 def _outline_leaves(node: Any) -> Any:

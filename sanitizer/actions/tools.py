@@ -121,7 +121,7 @@ def _cut_leaves(node: Any, opts: CompactOptions, removed: list[str], key: str | 
     return node
 
 
-def _compact_style(text: str) -> bool:
+def compact_style(text: str) -> bool:
     """True when the argument JSON was written without spaces after `:` and `,` (OpenAI, Codex)."""
     sample = text[:2000]
     return '": ' not in sample and '", "' not in sample
@@ -142,7 +142,7 @@ def compact_tool_args(part: Part, opts: CompactOptions, ctx: Context) -> Change 
     new_value = _cut_leaves(value, opts, removed)
     if not removed:
         return None
-    separators = (",", ":") if _compact_style(text) else None
+    separators = (",", ":") if compact_style(text) else None
     new_text = json.dumps(new_value, ensure_ascii=False, separators=separators)
     if len(new_text) >= len(text):
         return None
