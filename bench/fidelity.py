@@ -12,7 +12,8 @@ here, not borrowed from the code under test; each fact is then looked up in the 
 - ask: each text part of the latest user ask, verbatim;
 - key_info: the body of every `<key_info>` block;
 - constraints: sentences of typed user text with a constraint cue (must, never, always, ...);
-- tool calls: each call's tool name and its main target (command, path, URL, query, pattern);
+- tool calls: each call's tool name and its main target (command, path, URL, query, pattern; for a
+  patch, `*** Begin Patch` …, the files it names: its body is code, not a target);
 - first error (failed): the first error-looking line (a Traceback's exception line, not its header) (else the first line) of each output whose
   status says it failed (is_error, a non-zero exit code);
 - first error (any): the first error-looking line of every output that has one;
@@ -144,18 +145,28 @@ def constraint_facts(text: str) -> Iterator[tuple[str, str]]:
             yield "constraints", s
 
 
+PATCH_FILE = regex.compile(r"(?m)^\*\*\* (?:Update|Add|Delete) File: ?(.+?)[ \t\r]*$")
+
+
+def patch_target(text: str) -> str | None:
+    """The files a `*** Begin Patch` text names, as `*** Update File: a` lines, or None."""
+    if "*** Begin Patch" not in text:
+        return None
+    return "\n".join(m.group(0).strip() for m in PATCH_FILE.finditer(text))[:FACT_CHARS] or None
+
+
 def main_target(args: str) -> str:
     try:
         value = json.loads(args)
     except ValueError:
-        return args.strip()[:FACT_CHARS]
+        return patch_target(args) or args.strip()[:FACT_CHARS]
     if isinstance(value, dict):
         for key in ("command", "cmd", "file_path", "path", "url", "query", "pattern", "file", "filename"):
             v = value.get(key)
             if isinstance(v, list) and v and all(isinstance(x, str) for x in v):
                 v = v[-1] if v[0] in ("bash", "sh", "zsh", "powershell", "pwsh") else " ".join(v)
             if isinstance(v, str) and v.strip():
-                return v.strip()
+                return patch_target(v) or v.strip()
     return ""
 
 
@@ -177,9 +188,14 @@ def output_facts(output: str, is_error: Any) -> Iterator[tuple[str, str]]:
         yield "error lines", line
 
 
+ESCAPE = regex.compile(r'\\([nt"\\])')
+UNESCAPE = {"n": "\n", "t": "\t", '"': '"', "\\": "\\"}
+
+
 def unescaped(text: str) -> str:
-    """`text` with the JSON escapes of call arguments and stored outputs undone (for lookups only)."""
-    return norm(text.replace("\\n", "\n").replace("\\t", "\t").replace('\\"', '"').replace("\\\\", "\\"))
+    """`text` with the JSON escapes of call arguments and stored outputs undone, left to right
+    (`\\\\n` is a backslash and an n, not a line break), for lookups only."""
+    return norm(ESCAPE.sub(lambda m: UNESCAPE[m.group(1)], text))
 
 
 def present(category: str, fact: str, text: str, flats: tuple[str, str]) -> bool:

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import json
+import shlex
 from typing import Any
 
 import regex
 
+from sanitizer.digest.calls import shell_text
 from sanitizer.digest.line import is_digest
 from sanitizer.model import Part, View
 from sanitizer.pairs import Pairs
@@ -43,14 +46,57 @@ def _tool_names(view: View) -> dict[str, str]:
     return {call_id: calls[-1].tool or "tool" for call_id, calls in Pairs(view).calls.items() if call_id}
 
 
-def _ambiguous_calls(view: View) -> set[str]:
-    """Call ids a reader needs to pair a result with its call: calls of one message that share a
-    tool name (parallel calls).  Any other result follows its own call, so its header needs no id."""
+def _call_numbers(view: View) -> dict[str, int]:
+    """The 1-based place in its message's call list of each call a reader needs help to pair with
+    its result: calls of one message that share a tool name (parallel calls).  Any other result
+    follows its own call, so its header needs no number."""
     seen: dict[tuple[int, str], list[str]] = {}
+    place: dict[str, int] = {}
+    count: dict[int, int] = {}
     for p in view.parts:
-        if p.kind == "tool_call" and p.call_id:
-            seen.setdefault((p.message, p.tool or "tool"), []).append(p.call_id)
-    return {cid for ids in seen.values() if len(ids) > 1 for cid in ids}
+        if p.kind == "tool_call" and not p.dropped:
+            count[p.message] = count.get(p.message, 0) + 1
+            if p.call_id:
+                seen.setdefault((p.message, p.tool or "tool"), []).append(p.call_id)
+                place[p.call_id] = count[p.message]
+    return {cid: place[cid] for ids in seen.values() if len(ids) > 1 for cid in ids}
+
+
+def _argv_text(argv: list[str]) -> str:
+    """An argv list as the command line a reader expects: `["bash", "-lc", CMD]` is CMD; an
+    argument over several lines (a patch) is shown as it is, not shell-quoted."""
+    text = shell_text(argv)
+    if text != shlex.join(argv):
+        return text
+    return " ".join(argv) if any("\n" in a for a in argv) else text
+
+
+def call_form(part: Part) -> str:
+    """The short form of a call's arguments in the transcript: an argv command as one command line,
+    and arguments that are one text field (a command, a path) as that text, unquoted."""
+    text = part_text(part)
+    if not text.lstrip().startswith("{"):
+        return text
+    try:
+        value = json.loads(text)
+    except (ValueError, RecursionError):
+        return text
+    if not isinstance(value, dict):
+        return text
+    changed = False
+    for key in ("command", "cmd"):
+        argv = value.get(key)
+        if isinstance(argv, list) and argv and all(isinstance(a, str) for a in argv):
+            value = {**value, key: _argv_text(argv)}
+            changed = True
+    if len(value) == 1:
+        only = next(iter(value.values()))
+        if isinstance(only, str) and only.strip():
+            return only
+    if not changed:
+        return text
+    compact = '": ' not in text[:2000] and '", "' not in text[:2000]
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":") if compact else None)
 
 
 # The outcome half of a digest line (`exit 1, 47 lines; …`): what follows `[Tool] VERB target -> `.
@@ -68,28 +114,37 @@ def _outcome_only(text: str) -> str:
 
 def to_text(view: View, *, skip_injected: bool = False) -> str:
     """The summarizer transcript (Hermes layout): `[USER]: …`, `[ASSISTANT]: …`,
-    `[Tool calls: name(args)]`, `[TOOL RESULT name]: …` (with the call id only where parallel
-    calls of one tool need it); a digest shows only its outcome, since the call line shows the call."""
+    `[Tool calls: name(args)]`, `[TOOL RESULT name]: …`.  Calls show their short form
+    (`call_form`); where parallel calls of one tool need telling apart, the calls are numbered
+    (`#2 Bash(…)`) and each result names its number (`[TOOL RESULT Bash #2]`).  Blocks of one
+    result share one header, and a digest shows only its outcome, since the call line shows the call."""
     names = _tool_names(view)
-    ambiguous = _ambiguous_calls(view)
+    numbers = _call_numbers(view)
     blocks: list[str] = []
     for msg in view.messages:
         if skip_injected and msg.injected:
             continue
         texts: list[str] = []
         calls: list[str] = []
-        results: list[str] = []
+        results: list[tuple[str | None, str]] = []
+        numbered = any(p.call_id in numbers for p in view.parts_of(msg) if p.kind == "tool_call")
         for part in view.parts_of(msg):
             if part.dropped:
                 continue
             if part.kind == "tool_call":
-                calls.append(f"{part.tool or 'tool'}({part.text})")
+                mark = f"#{len(calls) + 1} " if numbered else ""
+                calls.append(f"{mark}{part.tool or 'tool'}({call_form(part)})")
             elif part.role == "tool" or part.kind == "tool_result":
-                name = names.get(part.call_id or "", part.tool or "tool")
-                cid = part.call_id if part.call_id in ambiguous or part.call_id not in names else None
                 body = result_text(view, part)
-                results.append(f"[TOOL RESULT {name} {cid or ''}]".replace(" ]", "]")
-                               + f": {_outcome_only(body) if part.call_id in names else body}")
+                known = part.call_id in names
+                if known and results and results[-1][0] == part.call_id:
+                    results[-1] = (part.call_id, results[-1][1] + "\n" + _outcome_only(body))
+                    continue
+                name = names.get(part.call_id or "", part.tool or "tool")
+                tag = f"#{numbers[part.call_id]}" if part.call_id in numbers else None if known else part.call_id
+                results.append((part.call_id if known else None,
+                                f"[TOOL RESULT {name} {tag or ''}]".replace(" ]", "]")
+                                + f": {_outcome_only(body) if known else body}"))
             elif part.kind == "thinking" and not part.replaced:
                 if part_text(part).strip():  # reasoning with no text (encrypted, redacted): nothing to read
                     texts.append(f"[THINKING]: {part_text(part)}")
@@ -101,7 +156,7 @@ def to_text(view: View, *, skip_injected: bool = False) -> str:
             if calls:
                 line += "\n[Tool calls: " + ", ".join(calls) + "]"
             blocks.append(line)
-        blocks.extend(results)
+        blocks.extend(r for _, r in results)
     return "\n\n".join(blocks) + ("\n" if blocks else "")
 
 

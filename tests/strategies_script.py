@@ -177,7 +177,9 @@ CALL_COUNT = st.sampled_from((0, 0, 1, 1, 1, 2, 3))
 ID_SUFFIX = st.sampled_from("abcXYZ")
 RESULT_IMAGE = st.sampled_from((0, 0, 0, 0, 3))
 USER_IMAGE = st.sampled_from((0, 0, 0, 5))
-COMMANDS = st.sampled_from(("pytest -q", "ls -la", "git status", "npm test"))
+COMMANDS = st.sampled_from(("pytest -q", "ls -la", "git status", "npm test",
+                            "apply_patch <<'EOF'\n*** Begin Patch\n*** Update File: src/a.py\n@@\n-x = 1\n+x = 2\n"
+                            "*** End Patch\nEOF"))
 PATH = st.sampled_from(PATHS)
 URL = st.sampled_from(URLS)
 LONG_OUTPUT = long_output()
@@ -226,14 +228,24 @@ class Script:
             r.orphan for r in self.rounds)
 
 
-TOOLS = ("Bash", "Read", "Edit", "Grep", "shell", "web_fetch")
+TOOLS = ("Bash", "Read", "Edit", "Grep", "shell", "web_fetch", "TodoWrite", "update_plan")
+PLAN_STEPS = ("Read the code", "Fix the parser", "Add tests", "Update docs")
+PLAN_STATUS = st.sampled_from(("pending", "in_progress", "completed"))
 TOOL_NAME = st.sampled_from(TOOLS)
 
 
 @st.composite
 def tool_args(draw: st.DrawFn, name: str) -> dict[str, Any]:
+    if name in ("TodoWrite", "update_plan"):  # whole todo/plan states (trim-call-args diffs them)
+        steps = draw(st.lists(st.sampled_from(PLAN_STEPS), min_size=1, max_size=4, unique=True))
+        if name == "TodoWrite":
+            return {"todos": [{"content": s, "status": draw(PLAN_STATUS), "activeForm": s + "ing"} for s in steps]}
+        return {"plan": [{"step": s, "status": draw(PLAN_STATUS)} for s in steps]}
     if name in ("Bash", "shell"):
         args: dict[str, Any] = {"command": draw(COMMANDS)}
+        if draw(BOOL):
+            args["description"] = draw(short_text)
+            args["timeout"] = 120000
     elif name in ("Read", "Grep"):
         args = {"file_path": draw(PATH), "pattern": draw(words)}
     elif name == "Edit":

@@ -50,19 +50,51 @@ def _chat_view(messages: list) -> View:
     return read_conversations(messages)[0]
 
 
-def test_text_result_headers_carry_ids_only_for_parallel_calls_of_one_tool() -> None:
+def test_text_parallel_calls_of_one_tool_are_numbered_and_their_results_name_the_number() -> None:
     def call(cid: str, name: str) -> dict:
         return {"id": cid, "type": "function", "function": {"name": name, "arguments": "{}"}}
 
     msgs = [{"role": "user", "content": "go"},
-            {"role": "assistant", "content": None, "tool_calls": [call("c1", "grep"), call("c2", "grep"),
-                                                                 call("c3", "ls")]},
-            {"role": "tool", "tool_call_id": "c1", "content": "a"},
-            {"role": "tool", "tool_call_id": "c2", "content": "b"},
+            {"role": "assistant", "content": None, "tool_calls": [call("toolu_01AAAA", "grep"),
+                                                                 call("toolu_01BBBB", "grep"), call("c3", "ls")]},
+            {"role": "tool", "tool_call_id": "toolu_01AAAA", "content": "a"},
+            {"role": "tool", "tool_call_id": "toolu_01BBBB", "content": "b"},
             {"role": "tool", "tool_call_id": "c3", "content": "c"}]
     text = to_text(_chat_view(msgs))
-    assert "[TOOL RESULT grep c1]: a" in text and "[TOOL RESULT grep c2]: b" in text
-    assert "[TOOL RESULT ls]: c" in text and "c3" not in text
+    assert "[Tool calls: #1 grep({}), #2 grep({}), #3 ls({})]" in text
+    assert "[TOOL RESULT grep #1]: a" in text and "[TOOL RESULT grep #2]: b" in text
+    assert "[TOOL RESULT ls]: c" in text
+    assert "toolu_" not in text and "c3" not in text
+
+
+def test_text_call_forms_unwrap_shell_argv_and_show_a_lone_text_argument_as_it_is() -> None:
+    def call(cid: str, name: str, args: dict) -> dict:
+        return {"id": cid, "type": "function", "function": {"name": name, "arguments": json.dumps(args)}}
+
+    patch = "*** Begin Patch\n*** Update File: src/a.py\n+x = 1\n*** End Patch"
+    msgs = [{"role": "user", "content": "go"},
+            {"role": "assistant", "content": None, "tool_calls": [
+                call("c1", "shell", {"command": ["bash", "-lc", "rg -n 'a b' src"], "workdir": "/repo"}),
+                call("c2", "Bash", {"command": 'ls "C:\\Users\\dev"'}),
+                call("c3", "shell", {"command": ["apply_patch", patch]}),
+                call("c4", "Grep", {"pattern": "x", "path": "src"})]},
+            *[{"role": "tool", "tool_call_id": f"c{k}", "content": "ok"} for k in range(1, 5)]]
+    text = to_text(_chat_view(msgs))
+    assert 'shell({"command": "rg -n \'a b\' src", "workdir": "/repo"})' in text
+    assert 'Bash(ls "C:\\Users\\dev")' in text
+    assert "shell(apply_patch " + patch + ")" in text
+    assert 'Grep({"pattern": "x", "path": "src"})' in text
+
+
+def test_text_blocks_of_one_result_share_one_header() -> None:
+    msgs = [{"role": "user", "content": "look"},
+            {"role": "assistant", "content": [{"type": "tool_use", "id": "t1", "name": "computer",
+                                               "input": {"action": "screenshot"}}]},
+            {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t1", "content": [
+                {"type": "text", "text": "Captured."}, {"type": "text", "text": "Tab Context: 1 tab"}]}]}]
+    text = to_text(read_conversations(msgs)[0])
+    assert text.count("[TOOL RESULT computer]") == 1
+    assert "[TOOL RESULT computer]: Captured.\nTab Context: 1 tab" in text
 
 
 def test_text_digest_shows_only_its_outcome_and_empty_reasoning_shows_nothing() -> None:

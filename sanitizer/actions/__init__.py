@@ -10,14 +10,14 @@ from __future__ import annotations
 import functools
 from importlib.metadata import entry_points
 
-from sanitizer.actions import code, tagged, text, thinking, tools
+from sanitizer.actions import boilerplate, calls, code, tagged, text, thinking, tools
 from sanitizer.actions.base import Action, Change, Context, Doc
 
 ENTRY_POINT_GROUP = "sanitizer.actions"
 
 
 def _builtins() -> tuple[Action, ...]:
-    by_name = {a.name: a for mod in (tagged, text, code, thinking, tools) for a in mod.ACTIONS}
+    by_name = {a.name: a for mod in (tagged, text, code, thinking, tools, calls, boilerplate) for a in mod.ACTIONS}
     order = (
         "keep-tag",
         "redact-secrets",
@@ -25,8 +25,10 @@ def _builtins() -> tuple[Action, ...]:
         "strip-block",
         "placeholder-tag",
         "drop-thinking",
+        "dedupe-boilerplate",
         "dedupe-tool-results",
         "digest-tool-result",
+        "trim-call-args",
         "compact-tool-args",
         "trim-tag",
         "collapse-code",

@@ -88,24 +88,40 @@ class CompactOptions:
             _positive(name.replace("_", "-"), getattr(self, name))
 
 
-def _cut_leaves(node: Any, opts: CompactOptions, removed: list[str]) -> Any:
+_COMMAND_KEYS = frozenset(("command", "cmd", "commands", "script", "code", "input"))
+FIRST_LINE_CHARS = 400  # a command's first line is kept whole up to this length
+
+
+def _cut_leaf(node: str, opts: CompactOptions, removed: list[str], key: str | None) -> str:
+    """One long string leaf cut in the middle.  A command keeps its first line whole (up to
+    `FIRST_LINE_CHARS`) and the URLs and error lines of its middle; any other value (file
+    contents, patch bodies, prompts) keeps only its head and tail."""
+    if len(node) <= opts.leaf_chars or has_marker(node):
+        return node
+    if key in _COMMAND_KEYS:
+        line = node.find("\n")
+        head = max(opts.head, min(line if line >= 0 else len(node), FIRST_LINE_CHARS))
+        cut = cut_middle(node, head, opts.tail)
+    else:
+        cut = cut_middle(node, opts.head, opts.tail, error_lines=0, salient_lines=0)
+    if cut is None:
+        return node
+    removed.append(cut[1])
+    return cut[0]
+
+
+def _cut_leaves(node: Any, opts: CompactOptions, removed: list[str], key: str | None = None) -> Any:
     """A copy of a JSON value with every long string leaf cut in the middle (keys and order kept)."""
     if isinstance(node, str):
-        if len(node) <= opts.leaf_chars or has_marker(node):
-            return node
-        cut = cut_middle(node, opts.head, opts.tail)
-        if cut is None:
-            return node
-        removed.append(cut[1])
-        return cut[0]
+        return _cut_leaf(node, opts, removed, key)
     if isinstance(node, dict):
-        return {k: _cut_leaves(v, opts, removed) for k, v in node.items()}
+        return {k: _cut_leaves(v, opts, removed, k) for k, v in node.items()}
     if isinstance(node, list):
-        return [_cut_leaves(v, opts, removed) for v in node]
+        return [_cut_leaves(v, opts, removed, key) for v in node]
     return node
 
 
-def _compact_style(text: str) -> bool:
+def compact_style(text: str) -> bool:
     """True when the argument JSON was written without spaces after `:` and `,` (OpenAI, Codex)."""
     sample = text[:2000]
     return '": ' not in sample and '", "' not in sample
@@ -126,7 +142,7 @@ def compact_tool_args(part: Part, opts: CompactOptions, ctx: Context) -> Change 
     new_value = _cut_leaves(value, opts, removed)
     if not removed:
         return None
-    separators = (",", ":") if _compact_style(text) else None
+    separators = (",", ":") if compact_style(text) else None
     new_text = json.dumps(new_value, ensure_ascii=False, separators=separators)
     if len(new_text) >= len(text):
         return None

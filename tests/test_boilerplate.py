@@ -1,0 +1,61 @@
+"""dedupe-boilerplate over generated sessions of repeated reminders and instructions: the first copy
+of each stays, the latest ask stays verbatim, nothing grows, and a second run changes nothing."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from hypothesis import given
+from hypothesis import strategies as st
+from strategies import property_settings
+
+from sanitizer import Sanitizer
+
+REMINDER = ("Whenever you read a file, you should consider whether it would be considered malware. You can "
+            "analyse it, but you must refuse to improve or augment the code; reports and answers are fine.")
+RULES = ("Always run the full test suite before you commit, keep every module under 300 lines, and write the "
+         "changelog entry in the same commit as the change it describes. Never push to main directly.")
+PIECES = (f"<system-reminder>\n{REMINDER}\n</system-reminder>", RULES, "<key_info>deploy to prod-eu-2</key_info>",
+          "Add the board.", f"<system-reminder>{RULES}</system-reminder>")
+SAN = Sanitizer("none", config={"extends": "none", "rule": [{"use": "dedupe-boilerplate"}]}, keep_recent=0,
+                count_tokens=False, format="claude_code")
+
+
+@st.composite
+def sessions(draw: st.DrawFn) -> str:
+    lines = []
+    for i in range(draw(st.integers(2, 9))):
+        text = "\n\n".join(draw(st.lists(st.sampled_from(PIECES), min_size=1, max_size=3)))
+        rec: dict[str, Any] = {"type": "user", "message": {"role": "user", "content": text},
+                               "uuid": f"00000000-0000-4000-8000-{2 * i:012d}", "sessionId": "s"}
+        if draw(st.booleans()):
+            rec["isMeta"] = True
+        lines.append(json.dumps(rec))
+        lines.append(json.dumps({"type": "assistant", "message": {"role": "assistant", "content": [
+            {"type": "text", "text": "Noted."}]}, "uuid": f"00000000-0000-4000-8000-{2 * i + 1:012d}", "sessionId": "s"}))
+    lines.append(json.dumps({"type": "user", "message": {"role": "user", "content": "What next?\n" + PIECES[0]},
+                             "uuid": "00000000-0000-4000-8000-000000009999", "sessionId": "s"}))
+    return "\n".join(lines) + "\n"
+
+
+def texts(jsonl: str) -> list[str]:
+    return [json.loads(line)["message"]["content"] for line in jsonl.splitlines()
+            if json.loads(line)["type"] == "user"]
+
+
+@given(sessions())
+@property_settings(150)
+def test_dedupe_boilerplate_keeps_first_copies_and_the_latest_ask_and_is_idempotent(jsonl: str) -> None:
+    result = SAN.sanitize_text(jsonl, "s.jsonl")
+    out = result.dumps()
+    before, after = texts(jsonl), texts(out)
+    assert after[-1] == before[-1]
+    for old, new in zip(before, after, strict=True):
+        assert len(new) <= len(old)
+        assert old.count("<key_info>") == new.count("<key_info>")
+    joined = "\n".join(after)
+    for piece in (REMINDER, RULES):
+        if piece in "\n".join(before[:-1]):
+            assert piece in joined
+    assert SAN.sanitize_text(out, "s.jsonl").dumps() == out

@@ -1,0 +1,83 @@
+"""trim-call-args over generated todo/plan histories and shell calls: the copy stays valid JSON,
+the latest state stays whole, nothing grows, and a second run changes nothing."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from hypothesis import given
+from hypothesis import strategies as st
+from strategies import property_settings
+
+from sanitizer import Sanitizer
+from sanitizer.digest.plans import patch_outline, plan_diff
+
+STEPS = ("Read the code", "Fix the parser", "Add tests", "Update docs", "Ship it")
+STATUS = st.sampled_from(("pending", "in_progress", "completed"))
+SAN = Sanitizer("none", config={"extends": "none", "rule": [{"use": "trim-call-args"}]}, keep_recent=0,
+                count_tokens=False)
+
+
+@st.composite
+def call_args(draw: st.DrawFn) -> tuple[str, dict[str, Any]]:
+    kind = draw(st.sampled_from(("TodoWrite", "update_plan", "Bash", "shell")))
+    if kind in ("TodoWrite", "update_plan"):
+        steps = draw(st.lists(st.sampled_from(STEPS), min_size=1, max_size=5, unique=True))
+        if kind == "TodoWrite":
+            return kind, {"todos": [{"content": s, "status": draw(STATUS), "activeForm": s + "…"} for s in steps]}
+        return kind, {"explanation": "next", "plan": [{"step": s, "status": draw(STATUS)} for s in steps]}
+    args: dict[str, Any] = {"command": draw(st.sampled_from(("pytest -q", "ls -la 'C:\\Users\\dev'", "git status")))}
+    if draw(st.booleans()):
+        args["description"] = "Run it"
+    if draw(st.booleans()):
+        args["timeout_ms"] = 120000
+    return kind, args
+
+
+def conversation(calls: list[tuple[str, dict[str, Any]]]) -> list[dict[str, Any]]:
+    msgs: list[dict[str, Any]] = [{"role": "user", "content": "Do the work."}]
+    for k, (name, args) in enumerate(calls):
+        msgs.append({"role": "assistant", "content": None, "tool_calls": [
+            {"id": f"c{k}", "type": "function", "function": {"name": name, "arguments": json.dumps(args)}}]})
+        msgs.append({"role": "tool", "tool_call_id": f"c{k}", "content": "ok"})
+    msgs.append({"role": "user", "content": "What is left?"})
+    return msgs
+
+
+def arguments(messages: list[dict[str, Any]]) -> list[tuple[str, str]]:
+    return [(c["function"]["name"], c["function"]["arguments"]) for m in messages for c in m.get("tool_calls") or []]
+
+
+@given(st.lists(call_args(), min_size=1, max_size=8))
+@property_settings(150)
+def test_trim_call_args_keeps_json_valid_latest_state_whole_and_is_idempotent(calls: list) -> None:
+    msgs = conversation(calls)
+    result = SAN.sanitize(msgs)
+    before, after = arguments(msgs), arguments(result.output)
+    for (_, old), (_, new) in zip(before, after, strict=True):
+        value = json.loads(new)
+        assert isinstance(value, dict) and len(new) <= len(old)
+        assert "command" not in json.loads(old) or value["command"] == json.loads(old)["command"]
+        assert "description" not in value and "timeout_ms" not in value
+    states = [k for k, (name, _) in enumerate(before) if name in ("TodoWrite", "update_plan")]
+    if states:
+        assert after[states[-1]] == before[states[-1]]
+    assert SAN.sanitize(result.output).output == result.output
+
+
+def test_plan_diff_names_each_change_once() -> None:
+    before = [("Read the code", "completed"), ("Fix the parser", "in_progress"), ("Add tests", "pending")]
+    after = [("Read the code", "completed"), ("Fix the parser", "completed"), ("Add tests", "in_progress"),
+             ("Update docs", "pending")]
+    assert plan_diff("todos", before, after) == \
+        '[todos] done: "Fix the parser"; started: "Add tests"; added: "Update docs"'
+    assert plan_diff("plan", after, after) == "[plan] unchanged"
+    assert plan_diff("plan", before, before[:1]) == '[plan] removed: "Fix the parser", "Add tests"'
+
+
+def test_patch_outline_is_idempotent_and_keeps_text_around_the_patch() -> None:
+    text = "apply_patch <<'EOF'\n*** Begin Patch\n*** Update File: a.py\n@@\n-x\n+y\n+z\n*** End Patch\nEOF"
+    out = patch_outline(text)
+    assert out == "apply_patch <<'EOF'\n*** Begin Patch\n*** Update File: a.py\n[patch: +2 -1 lines]\n*** End Patch\nEOF"
+    assert patch_outline(out) == out
