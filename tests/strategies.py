@@ -145,6 +145,9 @@ def inline_sub_agent(draw: st.DrawFn, envelope: Any, parent: str | None) -> tupl
     """A Task call, its sub-agent's inline sidechain records (Claude Code 1.0.x), then the Task
     result in the main chain: what `fold-sidechain` folds.  Also: whether a call has no result."""
     sub = draw(scripts(max_rounds=1))
+    for step in sub.rounds[0].steps:
+        for c in step.calls:
+            c.id = f"side_{c.id}"  # its own ids: a sub-agent's calls are not the main chain's
     task_id = f"toolu_task{draw(ID_SUFFIX)}"
     out: list[dict[str, Any]] = []
 
