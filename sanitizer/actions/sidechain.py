@@ -105,34 +105,43 @@ def fold_sidechain(parts: list[Part], opts: FoldOptions, ctx: Context) -> dict[i
     view = ctx.view
     in_view = _ids(view, ctx)
     out: dict[int, Change] = {}
-    holders: dict[str, int | None] = {}  # call id -> the selected part that holds the fold
+    done: set[str] = set()  # sub-agents an earlier run folded: their fold stays as it is
     todo: list[tuple[int, Part, str]] = []
     for n, part in enumerate(parts):
         msg = view.messages[part.message] if part.message < len(view.messages) else None
         call_id = _foldable(view, ctx, msg) if msg is not None else None
         if call_id is None or part.dropped or is_fold(part.text):
             if call_id is not None and _FOLD.fullmatch(part.text):
-                holders[call_id] = None  # folded by an earlier run: the fold stays as it is
+                done.add(call_id)
             continue
         if id(part) not in in_view:  # a linked copy (Claude Code toolUseResult) of a folded output
             out[n] = Change(text=FOLDED)
             continue
         todo.append((n, part, call_id))
-    lines: dict[str, str] = {}
+    holders = {c: _holder(todo, c, fold_line(view, ctx, c, opts), out)
+               for c in sorted({c for _, _, c in todo} - done)}
     for n, part, call_id in todo:
-        if part.kind == "thinking":  # the whole block becomes the short line (a record keeps a block)
-            if len(part.text) > len(FOLDED):
-                out[n] = Change(text=FOLDED, removed=part.text, replace=True)
+        if call_id not in done and holders[call_id] is None:
+            continue  # no turn long enough to hold the fold: the sub-agent stays as it is
+        if n in out:
             continue
-        if call_id not in holders:
-            line = lines.setdefault(call_id, fold_line(view, ctx, call_id, opts))
-            if len(part.text) >= 2 * len(line):
-                holders[call_id] = n
-                out[n] = Change(text=line)
-                continue
         if len(part.text) > len(FOLDED):
-            out[n] = Change(text=FOLDED)
+            out[n] = Change(text=FOLDED, removed=part.text, replace=part.kind == "thinking")
     return out
+
+
+def _holder(todo: list[tuple[int, Part, str]], call_id: str, line: str, out: dict[int, Change]) -> int | None:
+    """The part that holds the fold: the first text or output at least twice as long as the line,
+    else the longest one at least half again as long (a change must save tokens); None if none is."""
+    candidates = [(n, p) for n, p, c in todo if c == call_id and p.kind != "thinking"]
+    chosen = next((n for n, p in candidates if len(p.text) >= 2 * len(line)), None)
+    if chosen is None:
+        longest = max(candidates, key=lambda c: len(c[1].text), default=None)
+        if longest is not None and 2 * len(longest[1].text) >= 3 * len(line):
+            chosen = longest[0]
+    if chosen is not None:
+        out[chosen] = Change(text=line)
+    return chosen
 
 
 FOLD_SIDECHAIN = Action(
@@ -144,8 +153,9 @@ FOLD_SIDECHAIN = Action(
         what="Fold a sub-agent's turns (Claude Code inline sidechain records) under the call that started "
              "it, when the main chain holds that call's result: each of its texts and outputs becomes "
              f"`{FOLDED}` (reasoning blocks too), and the first long one becomes a one-line digest of the "
-             "sub-agent (tool calls by name, failed outputs and the first `errors` distinct error lines). "
-             "Its tool calls stay; a sub-agent's own file is a conversation of its own and is not folded.",
+             "sub-agent (tool calls by name, failed outputs and the first `errors` distinct error lines; "
+             "when no turn is long enough to hold it, nothing is folded). Its tool calls stay; a sub-agent's "
+             "own file is a conversation of its own and is not folded.",
         why="The main chain's result of the Task call already carries the sub-agent's report; rendering "
             "every sub-agent turn again can cost ten times the main conversation.",
         loses="The sub-agent's own words, reasoning and outputs (its report stays in the call's result; "
