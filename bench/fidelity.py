@@ -20,6 +20,9 @@ here, not borrowed from the code under test; each fact is then looked up in the 
 - error lines: every distinct error-looking line of every output;
 - URLs: URLs in user and assistant text.
 
+Tool output a format carries as user text (`Part.meta["tool_output"]`: Cline results, SWE-agent
+and mini-swe-agent observations) counts as an output (its error lines), not as a person's text.
+
 Reduction is in tokens (cl100k_base) of `--to text` of the pack against `--preset none --to text`,
 per conversation; "tool-heavy" means 20 tool calls or more.
 """
@@ -66,6 +69,7 @@ URL = regex.compile(r"https?://[^\s<>\"'`)\]}|\\]++")
 ERROR_START = regex.compile(
     r"[ \t>|+]*+(?:"
     r"(?:E[ \t]++)?[\w.]*(?:Error|Exception)(?::|$)|"
+    r"\*\* \((?:[A-Z][\w.]*+|exit|throw)\)[ \t]|"
     r"(?i:error|fatal|panic)(?:\[\w+\])?:|"
     r"(?:FAILED|ERROR)\b|"
     r"npm ERR!|"
@@ -76,6 +80,8 @@ ERROR_INSIDE = regex.compile(r"(?<![\w.])[A-Z]\w*(?:Error|Exception): ")
 EXIT_WORDS = regex.compile(r"(?i)^\s*(?:exit code|\[the command)")
 SPACES = regex.compile(r"\s++")
 PYTEST_E = regex.compile(r"^E\s++")
+_ESCAPE = regex.compile(r'\\(["\\nt])')  # one pass, left to right: `\\n` is a backslash and an n
+_ESCAPES = {"n": "\n", "t": "\t", '"': '"', "\\": "\\"}
 
 
 def norm(text: str) -> str:
@@ -121,12 +127,13 @@ def facts(view: View) -> Iterator[tuple[str, str]]:
             for m in KEY_INFO.finditer(text):
                 if m.group(1).strip():
                     yield "key_info", m.group(1).strip()
-            if part.kind == "text" and part.role in ("user", "assistant"):
+            output = "tool_output" in part.meta  # tool output a format carries as user text
+            if part.kind == "text" and part.role in ("user", "assistant") and not output:
                 for url in dict.fromkeys(u.rstrip(".,;:!?*") for u in URL.findall(text)):
                     yield "URLs", url
             if part.kind == "tool_call":
                 yield "tool calls", json.dumps([part.tool or "tool", main_target(part.text)])
-            if part.kind == "tool_result" or part.role == "tool":
+            if part.kind == "tool_result" or part.role == "tool" or output:
                 yield from output_facts(part.text, part.meta.get("is_error"))
         if msg is latest:
             for part in parts:
@@ -188,14 +195,10 @@ def output_facts(output: str, is_error: Any) -> Iterator[tuple[str, str]]:
         yield "error lines", line
 
 
-ESCAPE = regex.compile(r'\\([nt"\\])')
-UNESCAPE = {"n": "\n", "t": "\t", '"': '"', "\\": "\\"}
-
-
 def unescaped(text: str) -> str:
     """`text` with the JSON escapes of call arguments and stored outputs undone, left to right
     (`\\\\n` is a backslash and an n, not a line break), for lookups only."""
-    return norm(ESCAPE.sub(lambda m: UNESCAPE[m.group(1)], text))
+    return norm(_ESCAPE.sub(lambda m: _ESCAPES[m.group(1)], text))
 
 
 def present(category: str, fact: str, text: str, flats: tuple[str, str]) -> bool:

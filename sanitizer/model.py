@@ -42,6 +42,7 @@ class PartMeta(TypedDict, total=False):
     dialect: str  # dataset rows: `anthropic` when the row's messages use Anthropic blocks
     encoded_output: dict[str, Any]  # Codex: how a doubly encoded output is re-encoded byte for byte
     observation: str  # a tool observation carried as user text: the command it answers
+    tool_output: dict[str, Any]  # tool output carried as user text (Cline, SWE-agent): {tool, args, is_error}
     agent_id: str  # Claude Code: the sub-agent a Task call started
     media_type: str | None  # image: its MIME type
     data: str | None  # image: its base64 data
@@ -61,6 +62,7 @@ class MessageMeta(TypedDict, total=False):
     injected: bool  # system reminders, meta records, a sub-agent's prompt: not a person's words
     sidechain: bool  # Claude Code: a sub-agent turn inside the main file
     parent_call: str  # the Task call a sidechain message belongs to
+    agent_id: str  # Claude Code: the sub-agent an inline sidechain record belongs to
     compact_summary: bool  # Claude Code: a compaction summary stored in the session
     observation: bool  # a tool observation carried as a user message (SWE-agent, mini-swe-agent)
     command: str  # the command an observation answers

@@ -10,7 +10,7 @@ import regex
 
 from sanitizer.digest.calls import shell_text
 from sanitizer.digest.line import is_digest
-from sanitizer.model import Part, View
+from sanitizer.model import Message, Part, View
 from sanitizer.pairs import Pairs
 from sanitizer.textkit.images import label_of
 from sanitizer.textkit.spans import split_kept_blocks
@@ -160,17 +160,36 @@ def to_text(view: View, *, skip_injected: bool = False) -> str:
     return "\n\n".join(blocks) + ("\n" if blocks else "")
 
 
+def _chat_order(view: View) -> list[Message]:
+    """The messages in an order a chat API accepts: a sub-agent's turns written between the call
+    that started it and that call's result (`meta["parent_call"]`, Claude Code's inline sidechain
+    records) come right after the message holding the result, so the result follows its call."""
+    if not any(m.meta.get("parent_call") for m in view.messages):
+        return view.messages
+    answered_in = {p.call_id: p.message for p in view.parts if p.kind == "tool_result" and p.call_id}
+    out: list[Message] = []
+    waiting: dict[int, list[Message]] = {}  # message holding a result -> the turns that go after it
+    for msg in view.messages:
+        at = answered_in.get(msg.meta.get("parent_call"))
+        if at is not None and at > msg.index:
+            waiting.setdefault(at, []).append(msg)
+            continue
+        out.append(msg)
+        out.extend(waiting.pop(msg.index, ()))
+    return out
+
+
 def to_messages(view: View, *, skip_injected: bool = False) -> list[dict[str, Any]]:
     """Normalized OpenAI Chat messages: every tool call keeps its result, in a valid order.
 
     Consecutive assistant messages (one API message split over records, or Responses items) are
     merged so parallel calls share one assistant message followed by their tool messages.  A
     result whose call is not in the conversation becomes a user text, since a chat API rejects
-    a tool message without its call.
+    a tool message without its call.  A sub-agent's inline turns follow its call's result.
     """
     names = _tool_names(view)
     out: list[dict[str, Any]] = []
-    for msg in view.messages:
+    for msg in _chat_order(view):
         if skip_injected and msg.injected:
             continue
         texts: list[str] = []

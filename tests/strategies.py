@@ -30,7 +30,7 @@ from strategies_json import (
     responses,
     responses_items,
 )
-from strategies_script import BOOL, Case, one_in, scripts, short_text, to_jsonl, words
+from strategies_script import BOOL, ID_SUFFIX, TEXT3, Case, one_in, scripts, short_text, to_jsonl, words
 
 
 def property_settings(max_examples: int) -> settings:
@@ -123,15 +123,55 @@ def claude_code(draw: st.DrawFn) -> Case:
                 else:
                     tur = {"stdout": c.output, "stderr": "", "interrupted": False, "isImage": False}
                 records.append(envelope("user", {"role": "user", "content": [block]}, toolUseResult=tur))
+    final_at = len(records)  # where a sub-agent's run goes: before the last ask
     if s.final_user is not None:
         user_text(s.final_user)
     passthrough()
     damaged = {}
     if one_in(draw, 4):
         damaged[draw(st.integers(1, len(records)))] = draw(st.sampled_from(DAMAGED_LINES))
+    sub_interrupted = False
+    if one_in(draw, 3):  # drawn last, so the examples drawn before keep their values
+        sub, sub_interrupted = inline_sub_agent(draw, envelope, records[final_at - 1].get("uuid") if final_at else None)
+        records[final_at:final_at] = sub
+        if final_at + len(sub) < len(records) and s.final_user is not None:
+            records[final_at + len(sub)]["parentUuid"] = sub[-1]["uuid"]  # the last ask follows the run
     text_ = to_jsonl(records, damaged, ascii_only=draw(BOOL))
     notes = ["damaged line"] if damaged else []
-    return Case("claude_code", records, jsonl=text_, interrupted=s.interrupted, notes=notes)
+    return Case("claude_code", records, jsonl=text_, interrupted=s.interrupted or sub_interrupted, notes=notes)
+
+
+def inline_sub_agent(draw: st.DrawFn, envelope: Any, parent: str | None) -> tuple[list[dict[str, Any]], bool]:
+    """A Task call, its sub-agent's inline sidechain records (Claude Code 1.0.x), then the Task
+    result in the main chain: what `fold-sidechain` folds.  Also: whether a call has no result."""
+    sub = draw(scripts(max_rounds=1))
+    for step in sub.rounds[0].steps:
+        for c in step.calls:
+            c.id = f"side_{c.id}"  # its own ids: a sub-agent's calls are not the main chain's
+    task_id = f"toolu_task{draw(ID_SUFFIX)}"
+    out: list[dict[str, Any]] = []
+
+    def add(rec: dict[str, Any], side: bool) -> None:
+        rec["parentUuid"] = out[-1]["uuid"] if out else parent
+        rec["isSidechain"] = side
+        if side:
+            rec["agentId"] = "a1b2c3d"
+        out.append(rec)
+
+    add(envelope("assistant", {"id": f"msg_task_{task_id}", "role": "assistant", "content": [
+        {"type": "tool_use", "id": task_id, "name": "Task", "input": {"description": "Look into it",
+                                                                         "prompt": sub.rounds[0].user}}]}), False)
+    add(envelope("user", {"role": "user", "content": [{"type": "text", "text": sub.rounds[0].user}]}), True)
+    for step in sub.rounds[0].steps:
+        blocks = anthropic_assistant_blocks(draw, step, force_marker=False)
+        add(envelope("assistant", {"id": f"msg_side_{len(out)}", "role": "assistant", "content": blocks}), True)
+        results = [anthropic_result(draw, c.id, c.output, c.is_error, c.image) for c in step.calls if c.output is not None]
+        if results:
+            add(envelope("user", {"role": "user", "content": results}), True)
+    report = draw(TEXT3 | short_text)
+    add(envelope("user", {"role": "user", "content": [{"type": "tool_result", "tool_use_id": task_id,
+                                                      "content": [{"type": "text", "text": report}]}]}), False)
+    return out, any(c.output is None for step in sub.rounds[0].steps for c in step.calls)
 
 
 # --- Codex rollout JSONL ----------------------------------------------------------------------

@@ -6,7 +6,18 @@ import json
 from typing import Any
 
 from hypothesis import strategies as st
-from strategies_script import BOOL, Case, Script, Step, b64_image, data_uri, one_in, scripts
+from strategies_script import (
+    BOOL,
+    TOOL_OUTPUT,
+    USER_TEXT,
+    Case,
+    Script,
+    Step,
+    b64_image,
+    data_uri,
+    one_in,
+    scripts,
+)
 
 # --- OpenAI chat ------------------------------------------------------------------------------
 
@@ -126,16 +137,32 @@ def anthropic_messages(draw: st.DrawFn, s: Script, *, force_marker: bool) -> lis
     return out
 
 
+def cline_exchange(draw: st.DrawFn) -> list[dict[str, Any]]:
+    """A Cline-style call in the assistant's text and its result sent back as user text blocks
+    (header, output, environment details); sometimes the result is a person's answer instead."""
+    tool, target = draw(st.sampled_from((("execute_command", "npm test"), ("read_file", "src/app.ts"),
+                                         ("ask_followup_question", "Keep the id?"))))
+    output = draw(TOOL_OUTPUT)
+    if tool == "ask_followup_question":
+        output = f"<answer>\n{draw(USER_TEXT)}\n</answer>"
+    env = "<environment_details>\n# Current Working Directory (/repo) Files\nsrc/app.ts\n</environment_details>"
+    return [{"role": "assistant", "content": [{"type": "text", "text": f"<{tool}>\n<path>{target}</path>\n</{tool}>"}]},
+            {"role": "user", "content": [{"type": "text", "text": f"[{tool} for '{target}'] Result:"},
+                                         {"type": "text", "text": output}, {"type": "text", "text": env}]}]
+
+
 @st.composite
 def anthropic(draw: st.DrawFn) -> Case:
     s = draw(scripts())
     body = s.system is not None and draw(BOOL)
     messages = anthropic_messages(draw, s, force_marker=not body)
+    system: Any = s.system
+    if body and draw(BOOL):
+        system = [{"type": "text", "text": s.system, "cache_control": {"type": "ephemeral"}}]
+    if one_in(draw, 3):  # drawn last, so the examples drawn before keep their values
+        messages += cline_exchange(draw)
     if not body:
         return Case("anthropic", messages, interrupted=s.interrupted)
-    system: Any = s.system
-    if draw(BOOL):
-        system = [{"type": "text", "text": s.system, "cache_control": {"type": "ephemeral"}}]
     value = {"model": "claude-sonnet-4-5", "max_tokens": 4096, "system": system, "messages": messages}
     return Case("anthropic", value, interrupted=s.interrupted, notes=["request body"])
 

@@ -27,6 +27,8 @@ from sanitizer.textkit.evidence import LIMIT, clean_line, find, is_error_line
     "npm ERR! code ELIFECYCLE",
     "Process exited with code 2",
     "make: *** [Makefile:12: build] Error 2",
+    "     ** (RuntimeError) no :secret_key_base configuration found in SpotterWeb.Endpoint.",
+    "** (Mix) The task \"phx.server\" could not be found",
 ])
 def test_error_lines_are_evidence(line: str) -> None:
     assert is_error_line(line)
@@ -41,6 +43,7 @@ def test_error_lines_are_evidence(line: str) -> None:
     "Process exited with code 0",
     "tests/test_a.py::test_errors PASSED",
     "class ParseError(Exception):",
+    "** (note) this is bold text in markdown**",
 ])
 def test_ordinary_lines_are_not_evidence(line: str) -> None:
     assert not find(line)
@@ -71,3 +74,12 @@ def test_a_planted_error_line_is_always_found(noise: str, tail: str) -> None:
     ev = find(noise + "\n" + line + "\n" + tail, limit=1000)
     assert line in ev.lines and ev.count == len(ev.lines)
     assert all(len(x) <= 160 and "\n" not in x for x in ev.lines)
+
+
+def test_a_failed_output_whose_first_lines_are_no_error_still_quotes_its_error_line() -> None:
+    from sanitizer.digest.line import digest_line
+    output = ("Exit code 2\nCompiling 41 files (.ex)\nGenerated spotter app\n\n  1) test mount (ReviewLiveTest)\n"
+              "     test/review_live_test.exs:102\n     ** (RuntimeError) Phoenix LiveView requires lazy_html.\n"
+              + "     stacktrace line\n" * 30)
+    line = digest_line("Bash", '{"command": "mix test"}', output, True)
+    assert line.endswith("-> exit 2, 37 lines; first error: ** (RuntimeError) Phoenix LiveView requires lazy_html.")

@@ -169,7 +169,9 @@ def test_mini_swe_agent_observations_are_text_with_their_command() -> None:
     assert pairs(view) == (0, 0, 0)
     observations = [m for m in view.messages if m.meta.get("observation")]
     returncodes = [r for r in doc.records if r["role"] == "user" and "<returncode>" in r["content"]]
-    assert len(observations) == len(returncodes) > 0
+    # Every `<returncode>` turn, and the submitted diff that answers the last command (no returncode).
+    assert len(observations) == len(returncodes) + 1 and returncodes
+    assert view.messages[-1].meta["observation"] and view.messages[-1].meta["command"].startswith("echo ")
     assert observations[0].meta["command"].startswith("cat ")
 
 

@@ -1,7 +1,7 @@
 """The ordered registry of built-in actions (plus entry-point plugins).
 
 Order is part of the contract: protection first (keep-tag), then redaction and placeholders, then
-structural replacements (thinking, duplicate and old tool results), then trimming, then cosmetic
+structural replacements (sub-agent turns, thinking, duplicate and old tool results), then trimming, then cosmetic
 cleanup.  Rules of a pack run in this order unless the pack gives an explicit `order`.
 """
 
@@ -10,20 +10,22 @@ from __future__ import annotations
 import functools
 from importlib.metadata import entry_points
 
-from sanitizer.actions import boilerplate, calls, code, tagged, text, thinking, tools
+from sanitizer.actions import boilerplate, calls, code, sidechain, tagged, text, thinking, tools
 from sanitizer.actions.base import Action, Change, Context, Doc
 
 ENTRY_POINT_GROUP = "sanitizer.actions"
 
 
 def _builtins() -> tuple[Action, ...]:
-    by_name = {a.name: a for mod in (tagged, text, code, thinking, tools, calls, boilerplate) for a in mod.ACTIONS}
+    by_name = {a.name: a for mod in (tagged, text, code, sidechain, thinking, tools, calls, boilerplate)
+               for a in mod.ACTIONS}
     order = (
         "keep-tag",
         "redact-secrets",
         "image-placeholder",
         "strip-block",
         "placeholder-tag",
+        "fold-sidechain",
         "drop-thinking",
         "dedupe-boilerplate",
         "dedupe-tool-results",

@@ -18,6 +18,11 @@ from sanitizer.model import Part
 
 _OPEN_RE = regex.compile(r" {0,3}+(?<fence>`{3,}+|~{3,}+)(?<info>[^\n]*+)")
 _NOTE_RE = regex.compile(r"… \([0-9,]+ more lines(?:, [^)\n]*)?\)")
+# Lines with a URL in the collapsed part stay (before the note, so the note still ends the block):
+# a link is a fact no first line restates.  Bounded: a count and a line length.
+URL_LINES = 8
+URL_LINE_CHARS = 300
+_URL = regex.compile(r"[A-Za-z][A-Za-z0-9+.-]{1,15}+://\S")
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,6 +73,10 @@ def _collapse_code(text: str, opts: CollapseCodeOptions) -> str:
             lang = m["info"].strip().split(" ", 1)[0].strip("{}.") if m["info"].strip() else ""
             nl = "\r\n" if body[-1].endswith("\r\n") else "\n"
             kept = body[:opts.keep_lines]
+            links = [x for x in body[opts.keep_lines:] if "://" in x and len(x) <= URL_LINE_CHARS
+                     and _URL.search(x)][:URL_LINES]
+            more -= len(links)
+            kept += links
             if kept and not kept[-1].endswith("\n"):
                 kept[-1] += nl
             out.extend(kept)
@@ -93,9 +102,10 @@ COLLAPSE_CODE = Action(
     options=CollapseCodeOptions,
     doc=Doc(
         what="Shortens a fenced code block of more than `max-lines` lines to its first `keep-lines` "
-             "lines and a `… (N more lines, lang)` note; fences stay, unclosed fences are left alone",
+             "lines, the lines with a URL among the rest (up to 8), and a `… (N more lines, lang)` note; "
+             "fences stay, unclosed fences are left alone",
         why="Code the agent already wrote to disk is noise for a summarizer; its start says what it is",
-        loses="All but the first lines of long code blocks",
+        loses="All but the first lines of long code blocks (and their lines with URLs)",
         before="```python\nimport os\nimport sys\n\n\ndef main():\n    config = load_config(sys.argv[1])\n"
                "    results = run_all(config)\n    report(results)\n```",
         after="```python\nimport os\nimport sys\n\n\ndef main():\n… (3 more lines, python)\n```",

@@ -157,7 +157,7 @@ def trim_text(part: Part, opts: TrimTextOptions, ctx: Context) -> Change | None:
     if len(part.text) <= opts.max_chars:
         return None
     cut = _spans.cut_middle(part.text, opts.head, opts.tail, protected_tags=protected_tags(ctx),
-                            cues=part.role == "user")
+                            cues=part.role == "user" and "tool_output" not in part.meta)
     if cut is None:
         return None
     return Change(text=cut[0], removed=cut[1])

@@ -21,7 +21,11 @@ def _positive(name: str, value: int) -> None:
 
 
 def _call_of(part: Part, ctx: Context) -> tuple[str, str | None]:
-    """Tool name and argument text of the call a result answers (the part's own tool if orphaned)."""
+    """Tool name and argument text of the call a result answers (the part's own tool if orphaned;
+    for tool output carried as user text, what its format says: `meta["tool_output"]`)."""
+    output = part.meta.get("tool_output")
+    if part.kind == "text" and isinstance(output, dict):
+        return str(output.get("tool") or "tool"), output.get("args")
     call = ctx.call_for(part)
     tool = (call.tool if call is not None else None) or part.tool or "tool"
     return tool, call.text if call is not None else None
@@ -34,6 +38,7 @@ def _call_of(part: Part, ctx: Context) -> tuple[str, str | None]:
 @dataclass(frozen=True, slots=True)
 class DigestOptions:
     min_chars: int = 200
+    user_text: bool = True  # also tool output carried as user text (Cline results, observations)
 
     def __post_init__(self) -> None:
         _positive("min-chars", self.min_chars)
@@ -41,10 +46,13 @@ class DigestOptions:
 
 def digest_tool_result(part: Part, opts: DigestOptions, ctx: Context) -> Change | None:
     text = part.text
+    output = part.meta.get("tool_output")
+    if part.kind == "text" and not (opts.user_text and isinstance(output, dict)):
+        return None
     if len(text) <= opts.min_chars or is_digest(split_kept_blocks(text, protected_tags(ctx))[0]):
         return None
     tool, args = _call_of(part, ctx)
-    is_error = part.meta.get("is_error")
+    is_error = output.get("is_error") if part.kind == "text" and isinstance(output, dict) else part.meta.get("is_error")
     line = digest_line(tool, args, text, is_error if isinstance(is_error, bool) else None)
     line = without_blocks(line, protected_tags(ctx))  # whole blocks are appended back by the engine
     if len(line) >= len(text):
@@ -55,13 +63,15 @@ def digest_tool_result(part: Part, opts: DigestOptions, ctx: Context) -> Change 
 DIGEST = Action(
     name="digest-tool-result",
     options=DigestOptions,
-    kinds=("tool_result",),
+    kinds=("tool_result", "text"),
     run=digest_tool_result,
     doc=Doc(
         what="Replace an old tool result over `min-chars` chars by one line naming the tool, its main "
              "target (command, file, pattern, URL) and the outcome (exit code, line count of the decoded "
              "output, and the first 5 distinct error lines with their count, found from the content "
-             "when no status says it failed).",
+             "when no status says it failed). With `user-text` (on by default) the same goes for tool output "
+             "a format carries as user text (Cline `[tool] Result:` blocks, SWE-agent and mini-swe-agent "
+             "observations); other text is never touched.",
         why="Old tool output is the bulk of an agent transcript; a summarizer needs what was done and "
             "whether it worked, not the full listing.",
         loses="The output itself: file contents, listings, passing test logs, error lines after the first 5.",

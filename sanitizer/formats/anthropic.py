@@ -7,6 +7,7 @@ Versions covered: the Messages API shapes of `anthropic-version: 2023-06-01` (re
 `system` as a string or blocks).  A thinking `signature` counts as a signature unless it is a
 publisher's placeholder (`[REDACTED_SIGNATURE]`); `redacted_thinking`, `server_tool_use`,
 `web_search_tool_result`, `document` and other newer blocks pass through as `other` parts.
+Cline-style histories (tool results sent back as user text blocks) are marked by `formats.cline`.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from sanitizer.formats.base import BLOCKS, STUB_TEXT, Adapter, Edit, is_real_signature, message_list, sample
+from sanitizer.formats.cline import mark_outputs
 from sanitizer.model import Document, Message, Part, Path, View, get_at
 
 BLOCK_TYPES = {"text", "thinking", "redacted_thinking", "tool_use", "tool_result", "image", "document",
@@ -206,5 +208,6 @@ class Anthropic(Adapter):
             if looks_like_anthropic_message(m):
                 msg = view.new_message(m["role"], record)
                 read_blocks(view, msg, record, base + ("content",), m["content"])
+        mark_outputs(view)  # Cline-style tool results sent back as user text
         yield view
     where = '`[{role, content: [blocks]}]`, JSONL of messages, or a request body with `system`'

@@ -1,6 +1,14 @@
 """The adapter contract: detect a format, read it into views, write part edits back.
 
 Adapters know formats and nothing about rules; rules know parts and nothing about formats.
+What an adapter tells the rules beyond a part's kind and role goes into `Part.meta` /
+`Message.meta` under documented keys; the ones set here for tool output:
+
+- `Part.meta["tool_output"]`: `{"tool": str, "args": str | None, "is_error": bool | None}` on a
+  `text` part that holds a tool's output carried as user text (Cline-style `[tool] Result:`
+  blocks, SWE-agent and mini-swe-agent observations); `args` is the call's arguments as JSON
+  text when the format knows them.  The output rules treat such a part as a tool result.
+- `Message.meta["observation"]`: the message holds tool output, never a person's ask.
 """
 
 from __future__ import annotations
@@ -245,3 +253,11 @@ def data_uri_meta(url: str) -> dict[str, Any]:
         media = head[5:].split(";", 1)[0] or "application/octet-stream"
         return {"media_type": media, "data": data if ";base64" in head else None, "url": None}
     return {"media_type": None, "data": None, "url": url}
+
+
+def mark_output(view: View, msg: Message, command: str | None, tool: str = "bash") -> None:
+    """Mark the text parts of `msg` as the output of `command` (`Part.meta["tool_output"]`)."""
+    args = json.dumps({"command": command}, ensure_ascii=False) if command else None
+    for part in view.parts_of(msg):
+        if part.kind == "text":
+            part.meta["tool_output"] = {"tool": tool, "args": args, "is_error": None}

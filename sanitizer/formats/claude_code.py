@@ -25,7 +25,8 @@ Versions and record kinds covered (files of Claude Code 1.0.x–2.1.39):
 * sub-agents: the `subagents/agent-<id>.jsonl` file of a session is read on its own
   (`view.meta["agent_id"]`); in the parent, `agent_progress` records (`data.agentId`,
   `parentToolUseID`) link the Task call to it; older inline `isSidechain: true` records are
-  linked to the Task call open when they were written (`meta["parent_call"]`).
+  linked to the Task call open when they were written (`meta["parent_call"]`, and the record's
+  `agentId` as `meta["agent_id"]`): the `fold-sidechain` rule folds them under that call.
 """
 
 from __future__ import annotations
@@ -99,7 +100,12 @@ def _link_sidechains(view: View, subagents: dict[str, str]) -> None:
         for p in view.parts:
             if p.kind == "tool_call" and p.call_id in by_call:
                 p.meta["agent_id"] = by_call[p.call_id]
-    if not any(m.meta.get("sidechain") for m in view.messages) or all(m.meta.get("sidechain") for m in view.messages):
+    if not any(m.meta.get("sidechain") for m in view.messages):
+        return
+    if all(m.meta.get("sidechain") for m in view.messages):  # a sub-agent's own file: nothing to fold into
+        agent = next((m.meta["agent_id"] for m in view.messages if m.meta.get("agent_id")), None)
+        if agent is not None:
+            view.meta["agent_id"] = agent
         return
     open_tasks: list[str] = []
     for msg in view.messages:
@@ -230,8 +236,8 @@ class ClaudeCode(Adapter):
             first_part = len(view.parts)
             read_blocks(view, msg, i, ("message", "content"), m.get("content"))
             self._link_tool_use_result(view, i, rec, first_part)
-            if rec.get("agentId") and "agent_id" not in view.meta and rec.get("isSidechain"):
-                view.meta["agent_id"] = str(rec["agentId"])  # a sub-agent's own file
+            if rec.get("agentId") and rec.get("isSidechain") and "agent_id" not in msg.meta:
+                msg.meta["agent_id"] = str(rec["agentId"])
         _link_sidechains(view, subagents)
         if unknown:
             view.meta["unknown_kinds"] = dict(unknown)

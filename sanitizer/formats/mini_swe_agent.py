@@ -7,8 +7,8 @@ and the next user turn carries `<returncode>…</returncode>` and `<output>…</
 Decision: those observation turns stay `text` parts.  The command lives inside the assistant's
 content, not in a field of its own, so there is no tool-call part a result could pair with, and
 a `tool_result` without its call would be an orphan on every turn.  Instead the observation
-message gets `meta["observation"] = True` and `meta["command"]` (the command it answers), so
-scopes and digest rules can treat it as tool output.  Messages that DO carry native `tool_calls` /
+message gets `meta["observation"] = True` and `meta["command"]` (the command it answers), and
+its text parts `meta["tool_output"]`, so scopes and digest rules treat it as tool output.  Messages that DO carry native `tool_calls` /
 `role: tool` (tool-calling configurations) are paired by the chat reader as usual.
 
 `extra` (the raw model response stored next to a message) repeats the content: its string leaves
@@ -37,12 +37,13 @@ from typing import Any
 
 import regex
 
-from sanitizer.formats.base import message_list, string_leaves
+from sanitizer.formats.base import mark_output, message_list, string_leaves
 from sanitizer.formats.openai_chat import ChatMessages, chat_score, looks_like_chat_message, read_chat_message
 from sanitizer.model import Document, Part, Path, View
 
 COMMAND_BLOCK = regex.compile(r"```(?:mswea_bash_command|bash)[ \t]*\r?\n(.*?)\r?\n?```", regex.DOTALL)
 RETURNCODE = "<returncode>"
+REJECTED = "Command not executed."  # interactive mode: the person rejected the command, with a message
 
 
 def command_in(text: str) -> str | None:
@@ -97,7 +98,9 @@ class MiniSweAgent(ChatMessages):
                 return 97
         mswea = any(m.get("role") == "assistant" and "```mswea_bash_command" in _text(m) for m in messages)
         bash = any(m.get("role") == "assistant" and command_in(_text(m)) for m in messages)
-        returncode = any(m.get("role") == "user" and RETURNCODE in _text(m) for m in messages)
+        # The last turns too: a digest run leaves `<returncode>` only in the protected tail.
+        returncode = any(m.get("role") == "user" and RETURNCODE in _text(m)
+                         for m in messages + [m for _, _, m in located[-50:] if isinstance(m, dict)])
         if (mswea and (returncode or len(messages) <= 3)) or (bash and returncode):
             return 95
         return 0
@@ -118,9 +121,13 @@ class MiniSweAgent(ChatMessages):
             text = _text(m)
             if msg.role == "assistant":
                 command = command_in(text)
-            elif msg.role == "user" and RETURNCODE in text and command is not None:
+            elif msg.role == "user" and command is not None and not text.lstrip().startswith(REJECTED):
+                # The turn after a command is its output (`<returncode>…`, a timeout, a format
+                # error), whatever a digest made of its text on an earlier run; a rejection
+                # carries the person's own message.
                 msg.meta["observation"] = True
                 msg.meta["command"] = command
+                mark_output(view, msg, command)
                 command = None
             extra = m.get("extra")
             if isinstance(extra, dict):

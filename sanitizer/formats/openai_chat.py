@@ -6,7 +6,8 @@ assistant message is a thinking part.
 Roles `system`, `developer` (read as system), `user`, `assistant`, `tool` and the legacy
 `function` (read as tool; `function_call` on the assistant); content a string or `text` /
 `input_text` / `output_text` / `image_url` parts; other parts (`input_audio`, `file`, `refusal` …)
-pass through as `other`.  Covers Chat Completions logs, LiteLLM logs and OpenHands' LLM messages.
+pass through as `other`.  Covers Chat Completions logs, LiteLLM logs and OpenHands' LLM messages,
+and Cline-style histories whose tool results are user text (marked by `formats.cline`).
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from sanitizer.formats.base import (
     remove_message,
     sample,
 )
+from sanitizer.formats.cline import mark_outputs
 from sanitizer.model import Document, Message, Part, Path, View, get_at
 
 CHAT_ROLES = {"system", "developer", "user", "assistant", "tool", "function"}
@@ -174,5 +176,6 @@ class OpenAIChat(ChatMessages):
         for record, base, m in message_list(doc) or []:
             if looks_like_chat_message(m):
                 read_chat_message(view, record, base, m)
+        mark_outputs(view)  # Cline-style tool results sent back as user text (text-only histories)
         yield view
     where = 'a list, JSONL, `{"messages": [...]}` or a LiteLLM log'

@@ -6,7 +6,7 @@
   (the command is a fenced block inside `content`); observations come back as *user* messages.
   There is no call id to pair them with, so an observation stays a `text` part; its message gets
   `meta["observation"] = True` (and the command in `meta["command"]`) so rules and scopes can tell
-  it from a user ask.  A message with `is_demo` holds a whole demonstration: `meta["injected"]`.
+  it from a user ask, and its text parts `meta["tool_output"]` so the output rules digest it.  A message with `is_demo` holds a whole demonstration: `meta["injected"]`.
 * 1.x function calling: OpenAI `tool_calls` on the assistant, and `role: tool` messages that carry
   a `tool_call_ids` LIST; the result part's call id is the first id of that list.
 
@@ -34,6 +34,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
+from sanitizer.formats.base import mark_output
 from sanitizer.formats.openai_chat import ChatMessages, read_chat_message
 from sanitizer.model import Document, Message, Part, View
 
@@ -96,6 +97,7 @@ class SweAgent(ChatMessages):
                     command = command_of(raws[last.index])
                     if command:
                         msg.meta["command"] = command
+                    mark_output(view, msg, command)
         self._link_trajectory(view, root, assistants, raws, observations)
         yield view
 

@@ -27,6 +27,7 @@ REASONS = {
     "image-placeholder": "image data replaced by a short label",
     "strip-block": "a block the summarizer does not need was removed",
     "placeholder-tag": "a tagged block was replaced by a placeholder",
+    "fold-sidechain": "a sub-agent's turn is folded under the call that started it (its report is that call's result)",
     "drop-thinking": "reasoning of older turns is dropped (the summarizer reads the answers)",
     "dedupe-tool-results": "a tool result repeated an earlier one",
     "digest-tool-result": "an old tool result was replaced by its digest",

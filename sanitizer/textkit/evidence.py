@@ -5,7 +5,7 @@ evidence when it starts (after indentation, `+`, `>` or `|`) like an error recor
 exception name followed by its message:
 
 - exception lines (`ValueError: bad input`, `ModuleNotFoundError: …`, pytest `E   AssertionError`,
-  `E   assert 4 == 3`), `KeyError: 'x'` inside a log line;
+  `E   assert 4 == 3`), `KeyError: 'x'` inside a log line, Elixir/Erlang `** (RuntimeError) …`;
 - `Error:` / `error:` / `fatal:` / `panic:` / `error[E0425]:` at line start, `npm ERR!`;
 - pytest `FAILED …` / `ERROR …` lines;
 - PowerShell error records (`+ CategoryInfo : ObjectNotFound: …`);
@@ -29,7 +29,7 @@ LINE_CHARS = 160
 LIMIT = 5
 
 _LITERALS = ("Error", "error", "ERROR", "Exception", "FAILED", "fatal", "panic", "ERR!", "CategoryInfo", "exit",
-             "Exit", "status", "assert", "Traceback")
+             "Exit", "status", "assert", "Traceback", "** (")
 # Any occurrence of a literal marks its line as a candidate: every line the patterns below accept
 # holds one of the literals.
 _FIND = KeywordPattern(regex.compile("|".join(regex.escape(x) for x in _LITERALS)), _LITERALS)
@@ -37,6 +37,7 @@ _LINE = regex.compile(
     r"[ \t>|+]*+(?:"
     r"(?:E[ \t]++)?[\w.]{0,80}?(?:Error|Exception)(?::|[ \t]*+$)|"
     r"E[ \t]++assert\b|"
+    r"\*\* \((?:[A-Z][\w.]*+|exit|throw)\)[ \t]|"
     r"(?:[Ee]rror|ERROR|fatal|FATAL|panic)(?:\[\w++\])?:|"
     r"(?:FAILED|ERROR)(?: (?!=)|$)|"
     r"npm ERR!|"
