@@ -23,10 +23,14 @@ class Cut:
     new_chars: int
     removed_chars: int
     sha256: str
+    cut_id: str | None = None  # with `--cuts`: the id its text is restored by (`sanitize expand`)
 
     def to_dict(self) -> dict[str, Any]:
-        """The cut as its JSON report entry."""
-        return dataclasses.asdict(self)
+        """The cut as its JSON report entry (`cut_id` only when the run gave ids)."""
+        out = dataclasses.asdict(self)
+        if self.cut_id is None:
+            del out["cut_id"]
+        return out
 
 
 @dataclass(slots=True)

@@ -19,6 +19,8 @@ from sanitizer.cli.table import top_rules_line
 from sanitizer.cuts import to_bytes
 from sanitizer.report import Report, RuleStats
 
+# Rules whose changes leave no marker or placeholder to carry an id (README, "Where ids show").
+MARKERLESS = {"collapse-blank-lines", "collapse-code", "strip-block", "trim-call-args"}
 SECRET = "ghp_" + "Z7q9K2m4N6p8R1s3T5v7X9y2A4c6E8g0J3kL"
 
 
@@ -57,7 +59,9 @@ def test_without_cuts_the_output_is_unchanged_and_no_sidecar_is_written(tmp_path
     entries = sidecar(tmp_path / "cuts.jsonl")
     assert [e["id"] for e in entries] == [f"c{i}" for i in range(1, len(entries) + 1)]
     assert set(entries[0]) == {"id", "rule", "rules", "record", "line", "path", "kind", "text", "sha256", "redacted"}
-    for e in entries:
+    marked = [e for e in entries if not set(e["rules"]) <= MARKERLESS]
+    assert marked
+    for e in marked:
         assert f" · {e['id']}" in with_ids.stdout.decode()
 
 
@@ -239,3 +243,23 @@ def test_help_names_the_expand_verb() -> None:
     result = CliRunner().invoke(main, ["--help"])
     assert result.exit_code == 0 and "sanitize expand CUTS ID" in result.output
     assert "--cuts FILE" in result.output and "--cuts-include-secrets" in result.output
+
+
+def test_the_json_report_names_each_cut_id_only_when_the_run_gave_ids(tmp_path: Path) -> None:
+    plain = sanitize(str(EXAMPLE), "--report", "json", "-o", "plain.jsonl", cwd=tmp_path)
+    with_ids = sanitize(str(EXAMPLE), "--report", "json", "-o", "ids.jsonl", "--cuts", "cuts.jsonl", cwd=tmp_path)
+    assert plain.returncode == with_ids.returncode == 0, with_ids.stderr
+    assert all("cut_id" not in c for c in json.loads(plain.stderr)["cuts"])
+    reported = json.loads(with_ids.stderr)["cuts"]
+    entries = {e["id"]: e for e in sidecar(tmp_path / "cuts.jsonl")}
+    named = {c["cut_id"] for c in reported if "cut_id" in c}
+    assert named and named <= set(entries)
+    for cut in (c for c in reported if "cut_id" in c):
+        entry = entries[cut["cut_id"]]
+        assert cut["rule"] in entry["rules"] and cut["record"] == entry["record"]
+    # A cut the report holds no record of is a linked copy with a text of its own (Claude Code's
+    # `toolUseResult`): the report's record is its part's, in the same record, with the next id down.
+    for cut_id in set(entries) - named:
+        entry = entries[cut_id]
+        part = entries[f"c{int(cut_id[1:]) - 1}"]
+        assert part["record"] == entry["record"] and part["id"] in named and entry["path"] != part["path"], entry

@@ -75,13 +75,11 @@ def _tag(text: str, cut_id: str, original: str, replaced: bool, protected: Colle
     return text
 
 
-def _index(cuts: Sequence[Cut]) -> dict[tuple[int, tuple[Any, ...]], list[str]]:
-    rules: dict[tuple[int, tuple[Any, ...]], list[str]] = {}
+def _index(cuts: Sequence[Cut]) -> dict[tuple[int, tuple[Any, ...]], list[Cut]]:
+    at: dict[tuple[int, tuple[Any, ...]], list[Cut]] = {}
     for c in cuts:
-        names = rules.setdefault((c.record, tuple(c.path)), [])
-        if c.rule not in names:
-            names.append(c.rule)
-    return rules
+        at.setdefault((c.record, tuple(c.path)), []).append(c)
+    return at
 
 
 def assign(view: View, cuts: Sequence[Cut], start: int, redacting: str | None,
@@ -91,17 +89,19 @@ def assign(view: View, cuts: Sequence[Cut], start: int, redacting: str | None,
     `cuts` are the engine's provenance records for this view (the rules of each part);
     `redacting` is the redaction rule's name (its changes alone make no cut).
     """
-    rules_at = _index(cuts)
+    cuts_at = _index(cuts)
     out: list[RecoverableCut] = []
     for part in view.parts:
         if not part.changed:
             continue
         keys = [(part.record, tuple(part.path))] + ([(part.record, tuple(part.block))] if part.block else [])
-        rules = list(dict.fromkeys(r for k in keys for r in rules_at.get(k, ())))
+        made = [c for k in keys for c in cuts_at.get(k, ())]
+        rules = list(dict.fromkeys(c.rule for c in made))
         if not rules or set(rules) <= {redacting}:
             continue
         original = _original(part, view)
         cut_id = f"c{start + len(out) + 1}"
+        _name(made, cut_id, redacting)  # the report's provenance records name the id too
         before = part.text
         out.append(RecoverableCut(cut_id, rules, part.record, view.doc.line_of(part.record), list(part.path),
                                   part.meta.get("replaced_kind") or part.kind, original))
@@ -109,12 +109,20 @@ def assign(view: View, cuts: Sequence[Cut], start: int, redacting: str | None,
             tagged = _tag(before, cut_id, original, part.replaced, protected)
             if len(tagged) < len(original) or part.meta.get("image"):
                 part.text = tagged
-        out.extend(_copies(part, view, before, cut_id, rules, start + len(out), protected))
+        out.extend(_copies(part, view, before, cut_id, rules, start + len(out), protected, cuts_at, redacting))
     return out
 
 
+def _name(cuts: Sequence[Cut], cut_id: str, redacting: str | None) -> None:
+    """Write `cut_id` into the report's provenance records of one cut (not redaction's own)."""
+    for c in cuts:
+        if c.rule != redacting:
+            c.cut_id = cut_id
+
+
 def _copies(part: Part, view: View, before: str, cut_id: str, rules: list[str], start: int,
-            protected: Collection[str]) -> list[RecoverableCut]:
+            protected: Collection[str], cuts_at: dict[tuple[int, tuple[Any, ...]], list[Cut]],
+            redacting: str | None) -> list[RecoverableCut]:
     """The linked copies of a cut part: one that held the part's text shares its id; one that
     held another text (and was changed) is a cut of its own."""
     texts = part.meta.get("copy_texts")
@@ -128,10 +136,12 @@ def _copies(part: Part, view: View, before: str, cut_id: str, rules: list[str], 
             continue
         if original == part.original:
             texts[i] = part.text if final == before else _tag(final, cut_id, original, False, protected)
+            _name(cuts_at.get((record, tuple(path)), ()), cut_id, redacting)
             continue
         if redact(original)[0] == final:  # only its own credentials went: no cut
             continue
         own = f"c{start + len(out) + 1}"
+        _name(cuts_at.get((record, tuple(path)), ()), own, redacting)
         out.append(RecoverableCut(own, rules, record, view.doc.line_of(record), list(path), part.kind, original,
                                   copy=True))
         tagged = _tag(final, own, original, False, protected)
