@@ -22,7 +22,7 @@ from sanitizer.config import ConfigError, check_preset, find_user_config, read_u
 from sanitizer.document.loader import InputError
 from sanitizer.formats import ADAPTERS
 from sanitizer.run.options import RunOptions
-from sanitizer.tokens.counter import DEFAULT_ENCODING
+from sanitizer.tokens.encodings import DEFAULT_ENCODING, preload
 
 
 def _stderr_is_terminal() -> bool:
@@ -96,6 +96,9 @@ def main(files: tuple[str, ...], output: Path | None, preset: str, config_file: 
                       count_tokens=not no_tokens, format=fmt, to=to, budget=budget, session=session,
                       repair_pairs=repair_pairs, html=str(html) if html else None,
                       mode="check" if check else "summary" if summary else "copy")
+    if files and opts.mode == "copy" and (opts.count_tokens or budget is not None) and not (
+            list_rules or explain or show_config or detect):
+        preload(encoding)  # read in a thread while the input is read and parsed; joined when first needed
     try:
         if list_rules or explain or show_config:
             cli_info.show(opts, list_rules=list_rules, explain=explain, show_config=show_config)

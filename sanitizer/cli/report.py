@@ -7,7 +7,6 @@ from pathlib import Path
 
 import click
 
-from sanitizer.cli.table import render_table
 from sanitizer.report import Report
 from sanitizer.run.output import write_atomic
 
@@ -60,7 +59,9 @@ def report(report: Report, kind: str | None, report_file: Path | None, *, quiet:
         n = len(report.extra.get("check", []))
         click.echo(f"check: {report.source}: {report.messages:,} messages, {n} finding(s)", err=True)
     elif kind == "table" or (terminal and mode == "copy"):
-        from rich.console import Console
+        from rich.console import Console  # rich only when a table is drawn (its import is start-up time)
+
+        from sanitizer.cli.table import render_table
 
         Console(stderr=True).print(render_table(report))
     elif mode == "copy":

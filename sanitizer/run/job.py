@@ -10,21 +10,19 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-from sanitizer.budget.fit import fit_document, repair_result
 from sanitizer.document import loader
 from sanitizer.document.loader import InputError
 from sanitizer.formats import FormatError, by_name, detect, message_count
 from sanitizer.formats.hermes import read_state_db
-from sanitizer.html import render_html
 from sanitizer.model import Damaged, Document
 from sanitizer.pipeline import Sanitizer, gc_paused
 from sanitizer.report import Report
+from sanitizer.run import modes  # budget, summary, HTML: imported when their mode runs
 from sanitizer.run.dataset import is_dataset_jsonl, sanitize_jsonl
 from sanitizer.run.options import RunOptions, UsageError
 from sanitizer.run.outcome import Outcome, guarded
 from sanitizer.run.output import atomic_output, encode, reason, write_atomic, write_failure
 from sanitizer.run.progress import PARSED, SANITIZED, Bar, CountingReader
-from sanitizer.summary.from_input import fallback_summaries
 from sanitizer.validate import validate_views
 
 READ_CHUNK = 4 * 1024 * 1024
@@ -131,11 +129,11 @@ def _process(san: Sanitizer, source: str, doc: Document, opts: RunOptions) -> Ou
     if opts.mode == "summary":
         return _summary(san, source, doc)
     if opts.budget is not None:
-        result = fit_document(san, doc, opts.budget, repair=opts.repair_pairs)
+        result = modes.fit_document(san, doc, opts.budget, repair=opts.repair_pairs)
     else:
         result = san.run(doc)
         if opts.repair_pairs != "report":
-            repair_result(result, opts.repair_pairs)
+            modes.repair_result(result, opts.repair_pairs)
     if opts.to == "text":
         text = result.text()
     elif opts.to == "messages":
@@ -145,7 +143,7 @@ def _process(san: Sanitizer, source: str, doc: Document, opts: RunOptions) -> Ou
     else:
         text = result.dumps()
     if opts.html is not None:  # the page is built from the result's (redacted) texts only
-        write_atomic(Path(opts.html), encode(render_html(result)))
+        write_atomic(Path(opts.html), encode(modes.render_html(result)))
     return Outcome(source, encode(text), result.report)
 
 
@@ -153,7 +151,7 @@ def _summary(san: Sanitizer, source: str, doc: Document) -> Outcome:
     """The fallback summary; one headed summary per conversation when the file holds several."""
     adapter = san.adapter_for(doc)
     report = Report(source=source, format=adapter.name, preset="summary", problems=list(doc.problems))
-    summaries = fallback_summaries(doc, format=adapter.name)
+    summaries = modes.fallback_summaries(doc, format=adapter.name)
     if len(summaries) == 1:
         summary = summaries[0][1]
         report.extra["summary"] = summary.to_dict()
@@ -188,7 +186,7 @@ def stream_file(san: Sanitizer, source: str, target: Path | None, opts: RunOptio
 
 def _stream_file(san: Sanitizer, source: str, src: Any, target: Path | None, opts: RunOptions,
                  stdout: Callable[[bytes], object], jobs: int) -> Outcome:
-    finish = None if opts.repair_pairs == "report" else partial(repair_result, mode=opts.repair_pairs)
+    finish = None if opts.repair_pairs == "report" else partial(modes.repair_result, mode=opts.repair_pairs)
     if target is None:
         report = sanitize_jsonl(san, src, stdout, source=source, finish=finish, jobs=jobs)
     else:

@@ -6,6 +6,8 @@ Also the two functions a counting worker process runs on a group of texts.
 from __future__ import annotations
 
 import functools
+import os
+import threading
 
 import tiktoken
 
@@ -17,9 +19,97 @@ DEFAULT_ENCODING = "cl100k_base"
 WORD_BOUND_ENCODINGS = frozenset({"cl100k_base", "p50k_base", "p50k_edit", "r50k_base", "gpt2"})
 
 
-@functools.lru_cache(maxsize=8)
+class _Slot:
+    """One encoding being loaded (by `preload`'s thread or by the first caller), then loaded."""
+
+    def __init__(self) -> None:
+        self.done = threading.Event()
+        self.value: tiktoken.Encoding | None = None
+        self.error: BaseException | None = None
+
+
+_lock = threading.Lock()
+_slots: dict[str, _Slot] = {}
+
+
+def _claim(name: str) -> tuple[_Slot, bool]:
+    """The slot of `name`, and whether the caller is the one who must load it."""
+    with _lock:
+        slot = _slots.get(name)
+        if slot is not None:
+            return slot, False
+        slot = _slots[name] = _Slot()
+        return slot, True
+
+
+def _fill(name: str, slot: _Slot) -> None:
+    try:
+        slot.value = _load(name)
+    except BaseException as exc:  # handed to every caller; the next `get_encoding` tries again
+        slot.error = exc
+        with _lock:
+            _slots.pop(name, None)
+    finally:
+        slot.done.set()
+
+
+def preload(name: str = DEFAULT_ENCODING) -> None:
+    """Start loading `name` in a background thread (the file is read and parsed while the caller
+    reads its input); `get_encoding` waits for it.  Nothing happens when it is loaded or loading."""
+    slot, mine = _claim(name)
+    if mine:
+        threading.Thread(target=_fill, args=(name, slot), name=f"load-{name}", daemon=True).start()
+
+
 def get_encoding(name: str = DEFAULT_ENCODING) -> tiktoken.Encoding:
-    """Load an encoding, preferring the bundled offline copy of it."""
+    """The encoding `name`, loaded once per process (preferring the bundled offline copy); waits
+    for a `preload` of it that is under way."""
+    slot, mine = _claim(name)
+    if mine:
+        _fill(name, slot)
+    else:
+        slot.done.wait()
+    if slot.error is not None:
+        raise slot.error
+    assert slot.value is not None
+    return slot.value
+
+
+def check_name(name: str) -> None:
+    """Raise EncodingError at once for a name tiktoken does not know (no file is read)."""
+    if name in _slots:
+        return
+    known = tiktoken.list_encoding_names()
+    if f"{name}_offline" not in known and name not in known:
+        get_encoding(name)  # raises the one clear error
+
+
+def _forget() -> None:
+    """Forget loaded encodings (a test's fresh start; tiktoken keeps its own cache)."""
+    with _lock:
+        _slots.clear()
+
+
+get_encoding.cache_clear = _forget  # type: ignore[attr-defined]  # the API of the former lru_cache
+
+
+def _before_fork() -> None:
+    """A fork waits for the loads under way: a thread that is importing or parsing when the
+    process forks would leave the child with locks nobody releases (and the child inherits the
+    loaded encoding instead of reading it again)."""
+    for slot in list(_slots.values()):
+        slot.done.wait()
+
+
+def _after_fork_in_child() -> None:
+    global _lock
+    _lock = threading.Lock()
+
+
+os.register_at_fork(before=_before_fork, after_in_child=_after_fork_in_child)
+
+
+def _load(name: str) -> tiktoken.Encoding:
     errors = []
     for candidate in (f"{name}_offline", name):
         try:
@@ -107,4 +197,4 @@ def encode_summaries(job: tuple[str, list[str]]) -> list[tuple[int, int, int]]:
 
 
 __all__ = ["DEFAULT_ENCODING", "WORD_BOUND_ENCODINGS", "EncodingError", "encode_counts", "encode_summaries",
-           "get_encoding", "lower_bound", "max_high_bytes", "max_token_bytes"]
+           "check_name", "get_encoding", "lower_bound", "max_high_bytes", "max_token_bytes", "preload"]
