@@ -116,7 +116,7 @@ class TokenCounter:
             self._memo.clear()
             self._memo_chars = 0
 
-    def at_least(self, text: str, enough: int | None = None) -> int:
+    def at_least(self, text: str, enough: int | None = None, fine: bool = False) -> int:
         """A lower bound on `count(text)` that needs no encoding (the count itself when known).
 
         See `sanitizer.tokens.encodings.lower_bound`; returns as soon as it exceeds `enough`.
@@ -124,7 +124,7 @@ class TokenCounter:
         n = self._memo.get(text)
         if n is not None:
             return n
-        return lower_bound(text, self.encoding_name, enough)
+        return lower_bound(text, self.encoding_name, enough, fine)
 
     @staticmethod
     def at_most(text: str) -> int:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import functools
 import os
+import re
 import threading
 
 import tiktoken
@@ -148,7 +149,7 @@ _HIGH_BYTES = bytes(range(0x80, 0x100))
 _SPLIT_ONLY = ("\x1c", "\x1d", "\x1e", "\x1f")
 
 
-def lower_bound(text: str, encoding: str, enough: int | None = None) -> int:
+def lower_bound(text: str, encoding: str, enough: int | None = None, fine: bool = False) -> int:
     """A lower bound on the token count of `text` in `encoding` that needs no encoding.
 
     Every token covers at most `max_token_bytes` chars, and at most `max_high_bytes` bytes of
@@ -156,8 +157,10 @@ def lower_bound(text: str, encoding: str, enough: int | None = None) -> int:
     whose pre-tokenizer never puts two whitespace-separated words into one pre-token
     (`WORD_BOUND_ENCODINGS`), there is also at least one token per word; `str.split` also
     splits at U+001C..U+001F, which are not whitespace to the pre-tokenizer, so a stretch
-    holding one is not counted that way.  Words are counted on growing prefixes, and the
-    bound returns as soon as it exceeds `enough`.
+    holding one is not counted that way.  With `fine`, on ASCII text in cl100k, the bound is
+    finer where the words leave it below `enough`: one pre-token per piece `ascii_pretoken_floor`
+    counts (a pass that costs 3x a split).  Words (pieces) are counted on growing
+    prefixes, and the bound returns as soon as it exceeds `enough`.
     """
     bound = -(-len(text) // max_token_bytes(encoding))
     if not text.isascii():  # no token holds more than `high` bytes of non-ASCII chars
@@ -169,13 +172,32 @@ def lower_bound(text: str, encoding: str, enough: int | None = None) -> int:
     size = 4096 if enough is None else max(4096, 8 * (enough + 1))
     while bound <= (len(text) if enough is None else enough):
         prefix = text[:size] if size < len(text) else text
-        if any(c in prefix for c in _SPLIT_ONLY):
+        if not any(c in prefix for c in _SPLIT_ONLY):
+            bound = max(bound, len(prefix.split()))
+        elif not prefix.isascii():
             break
-        bound = max(bound, len(prefix.split()))
+        if fine and encoding == "cl100k_base" and bound <= (enough or 0) and prefix.isascii():
+            bound = max(bound, ascii_pretoken_floor(prefix))
         if prefix is text:
             break
         size *= 4
     return bound
+
+
+# ASCII classes exactly as cl100k's pattern sees them (`\s` is White_Space: no U+001C..U+001F).
+_A_PIECES = re.compile(r"[A-Za-z]+|[0-9]{1,3}|[^\t\n\x0b\x0c\r A-Za-z0-9]{2,}|[^\t\n\x0b\x0c\r A-Za-z0-9](?![A-Za-z])")
+
+
+def ascii_pretoken_floor(text: str) -> int:
+    """At most the number of cl100k pre-tokens of the ASCII `text` (or of any text it begins).
+
+    Each pre-token holds letters of at most one letter run, at most 3 digits of one digit run
+    (grouped from the run's start), or one run of other chars; such a run reaches a letter
+    pre-token only as its one leading char (`[^\\r\\n\\p{L}\\p{N}]?+\\p{L}++`, and the
+    contractions `'s`): so letter runs + digit groups + runs of other chars, a lone char just
+    before a letter not counted, are distinct pre-tokens.  Whitespace is not counted.
+    """
+    return len(_A_PIECES.findall(text))
 
 
 def encode_counts(job: tuple[str, list[str]]) -> list[int]:
