@@ -22,7 +22,6 @@ RUN_STEP = 2048
 _PUNCT_BLOCK = regex.compile(r"[^\s\p{L}\p{N}]+")
 # A maximal run of letters, of "punctuation" (not space/letter/digit), or of whitespace.
 _RUN_TEMPLATE = r"(?<!\p{L})\p{L}{MIN,}+|(?<![^\s\p{L}\p{N}])[^\s\p{L}\p{N}]{MIN,}+|(?<!\s)\s{MIN,}+"
-_RUNS = regex.compile(_RUN_TEMPLATE.replace("MIN", str(RUN_MIN)))
 
 
 def run_cuts(text: str, step: int = RUN_STEP, min_run: int = RUN_MIN,
@@ -44,7 +43,8 @@ def run_cuts(text: str, step: int = RUN_STEP, min_run: int = RUN_MIN,
     """
     if len(text) < min_run or not _may_hold_run(text, min_run):
         return []
-    pattern = runs if runs is not None else (_RUNS if min_run == RUN_MIN else _runs_pattern(min_run))
+    # Compiled on first need (19 ms of start-up: the repeat counts), then cached.
+    pattern = runs if runs is not None else _runs_pattern(min_run)
     cuts: list[tuple[int, int]] = []
     for m in pattern.finditer(text):
         s, e = m.span()
