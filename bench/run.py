@@ -5,6 +5,7 @@
     python bench/run.py --only cjk       # one group: corpus session tags tool_result short cjk breakdown
                                          #   redaction library jobs dataset
     python bench/run.py --big            # the dataset JSONL is 500 MB (slow to build)
+    python bench/run.py --only process --old ../main   # whole processes, start-up included, old and new
 
 Every measurement runs in its own subprocess (`bench/child.py`), which reports its own peak RSS
 (`getrusage(RUSAGE_SELF).ru_maxrss`, and the largest worker's with `--jobs`).  Times are
@@ -48,7 +49,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 CORPUS = ROOT.parent / "shared" / "corpus"
 GROUPS = ("corpus", "session", "tags", "tool_result", "short", "cjk", "breakdown", "redaction", "library", "jobs",
-          "dataset")
+          "dataset", "process")
 MB = 1024 * 1024
 
 
@@ -145,6 +146,7 @@ def main() -> None:
     ap.add_argument("--only", action="append", choices=GROUPS, help="run only this group (repeatable)")
     ap.add_argument("--big", action="store_true", help="a 500 MB dataset JSONL instead of 100 MB")
     ap.add_argument("--repeat", type=int, default=REPEAT, help="runs per measurement; the fastest counts")
+    ap.add_argument("--old", type=Path, help="process group: also run the sanitize commands of this checkout")
     opts = ap.parse_args()
     REPEAT = max(1, opts.repeat)
     sys.path.insert(0, str(ROOT))
@@ -204,6 +206,11 @@ def main() -> None:
             sections.append(jobs_section(gen, tmp, q))
         if "dataset" in groups:
             sections.append(dataset_section(gen, tmp, q, opts.big))
+        if "process" in groups:
+            from bench import process
+
+            sections.append(process.section(process.corpus_files(), REPEAT, opts.old.resolve() if opts.old else None,
+                                            log=log))
     finally:
         for p in sorted(tmp.rglob("*"), reverse=True):
             p.unlink() if p.is_file() else p.rmdir()

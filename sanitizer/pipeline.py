@@ -11,8 +11,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from sanitizer import cuts as recover
-from sanitizer import formats, transcript
-from sanitizer.budget.fit import Fitting, check_budget, fit_views, measure, measured_texts
+from sanitizer import formats, modes, transcript
 from sanitizer.budget.repair import MODES, repair_doc
 from sanitizer.config import Config, load
 from sanitizer.document import loader
@@ -22,7 +21,6 @@ from sanitizer.model import Document, View
 from sanitizer.report import Cut, Report, RuleStats
 from sanitizer.result import Result, repair_result
 from sanitizer.secrets import contract as redaction
-from sanitizer.summary.from_input import fallback_summaries
 from sanitizer.textkit.images import label_of
 from sanitizer.textkit.markers import ids_of_width
 from sanitizer.tokens import tally as token_report
@@ -146,8 +144,8 @@ class Sanitizer:
         before = self._texts_before(views)
         notes: list[str] = []
         if budget is not None:  # orphans are repaired first, so the budget accounts for stubs
-            check_budget(budget, repair)
-            sizes_before = [measure(v, self.counter) for v in views]
+            modes.check_budget(budget, repair)
+            sizes_before = [modes.measure(v, self.counter) for v in views]
             notes = repair_doc(doc, views, repair)
             views = list(adapter.views(doc))
         # The text before the run is most of what the report counts: a big one is encoded by the
@@ -171,8 +169,8 @@ class Sanitizer:
         if redacting:
             found += redaction.settle_copies(doc, views)
         if budget is not None:
-            fx = Fitting(self.config, self.engine, self.counter, adapter, doc, stats, cuts)
-            views, report.extra["budget"] = fit_views(fx, budget, sizes_before, notes)
+            fx = modes.Fitting(self.config, self.engine, self.counter, adapter, doc, stats, cuts)
+            views, report.extra["budget"] = modes.fit_views(fx, budget, sizes_before, notes)
         if redacting:
             redaction.record(found, redacting, doc, stats, cuts)
         tally = self._fill_report(report, views, before, stats, cuts, counting, budget is not None)
@@ -202,7 +200,7 @@ class Sanitizer:
             report.extra["check"] = result.findings
         elif mode == "summary":
             report.preset = "summary"
-            result.summaries = fallback_summaries(doc, format=adapter.name)
+            result.summaries = modes.fallback_summaries(doc, format=adapter.name)
             if len(result.summaries) == 1:
                 report.extra["summary"] = result.summaries[0][1].to_dict()
             else:
@@ -239,7 +237,7 @@ class Sanitizer:
         report.rules = stats
         report.cuts = cuts
         if reread:
-            after = [t for v in views for t in measured_texts(v)]
+            after = [t for v in views for t in modes.measured_texts(v)]
             report.chars_after = sum(map(len, after))
             # tokens_after = before - (changed before) + (changed after), with everything changed
             groups = [list(originals), list(originals), after]

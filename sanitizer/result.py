@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sanitizer import cuts as recover
 from sanitizer import transcript
@@ -11,8 +11,10 @@ from sanitizer.document import loader
 from sanitizer.formats.base import Adapter
 from sanitizer.model import Document, View
 from sanitizer.report import Report
-from sanitizer.summary import Summary
 from sanitizer.tokens.tally import Tally
+
+if TYPE_CHECKING:  # the summary package is imported by the summary mode only
+    from sanitizer.summary import Summary
 
 
 class Result:

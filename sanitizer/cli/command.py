@@ -22,7 +22,7 @@ from sanitizer.config import ConfigError, check_preset, find_user_config, read_u
 from sanitizer.document.loader import InputError
 from sanitizer.formats import ADAPTERS
 from sanitizer.run.options import RunOptions
-from sanitizer.tokens.counter import DEFAULT_ENCODING
+from sanitizer.tokens.encodings import DEFAULT_ENCODING, preload
 
 
 def _stderr_is_terminal() -> bool:
@@ -107,6 +107,9 @@ def main(files: tuple[str, ...], output: Path | None, preset: str, config_file: 
                       mode="check" if check else "summary" if summary else "copy",
                       cuts=str(cuts) if cuts else None, cuts_dir=len(files) > 1 or bool(cuts and cuts.is_dir()),
                       cuts_secrets=cuts_include_secrets)
+    if files and opts.mode == "copy" and (opts.count_tokens or budget is not None) and not (
+            list_rules or explain or show_config or detect):
+        preload(encoding)  # read in a thread while the input is read and parsed; joined when first needed
     try:
         if list_rules or explain or show_config:
             cli_info.show(opts, list_rules=list_rules, explain=explain, show_config=show_config)

@@ -7,7 +7,6 @@ from pathlib import Path
 
 import click
 
-from sanitizer.cli.table import budget_line, render_table, top_rules_line
 from sanitizer.report import Report
 from sanitizer.run.output import write_atomic
 
@@ -62,7 +61,9 @@ def report(report: Report, kind: str | None, report_file: Path | None, *, quiet:
         n = len(report.extra.get("check", []))
         click.echo(f"check: {report.source}: {report.messages:,} messages, {n} finding(s)", err=True)
     elif kind == "table" or (terminal and mode == "copy"):
-        from rich.console import Console
+        from rich.console import Console  # rich only when a table is drawn (its import is start-up time)
+
+        from sanitizer.cli.table import budget_line, render_table, top_rules_line
 
         # Not a terminal (a file, a pipe, a CI log): no width to fit, so the table never wraps.
         console = Console(stderr=True) if terminal else Console(stderr=True, width=NO_WRAP_WIDTH, soft_wrap=True)

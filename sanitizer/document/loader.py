@@ -163,8 +163,9 @@ def to_text(doc: Document) -> str:
                 out.append(dumps_record(record))
             else:
                 out.append(raw[i])
-        body = "\n".join(out)
-        return body + "\n" if doc.trailing_newline and out else body
+        if doc.trailing_newline and out:
+            out.append("")  # the final line break comes from the join: no second copy of the text
+        return "\n".join(out)
     if not doc.dirty and doc.raw_text is not None:
         return doc.raw_text
     value = doc.records if doc.container == "json-list" else doc.records[0]

@@ -13,7 +13,7 @@ from sanitizer.html.data import build
 from sanitizer.html.page import render
 
 if TYPE_CHECKING:
-    from sanitizer import Result
+    from sanitizer.result import Result
 
 __all__ = ["render_html", "write_html"]
 

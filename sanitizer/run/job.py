@@ -10,11 +10,11 @@ from functools import partial
 from pathlib import Path
 from typing import Any, cast
 
+from sanitizer import modes  # the modes' own modules (HTML here): imported when their mode runs
 from sanitizer.document import loader
 from sanitizer.document.loader import InputError
 from sanitizer.formats import FormatError, by_name, detect, message_count
 from sanitizer.formats.hermes import read_state_db
-from sanitizer.html import render_html
 from sanitizer.model import Damaged, Document
 from sanitizer.pipeline import Result, Sanitizer, repair_result
 from sanitizer.run.dataset import is_dataset_jsonl, sanitize_jsonl
@@ -134,7 +134,7 @@ def _outcome(result: Result, source: str, opts: RunOptions) -> Outcome:
     if opts.cuts is not None:  # redacted unless --cuts-include-secrets
         write_atomic(sidecar_path(opts, source), result.cuts_sidecar(include_secrets=opts.cuts_secrets).encode())
     if opts.html is not None:  # the page is built from the result's (redacted) texts only
-        write_atomic(Path(opts.html), encode(render_html(result)))
+        write_atomic(Path(opts.html), encode(modes.render_html(result)))
     return Outcome(source, encode(text), result.report)
 
 

@@ -28,11 +28,14 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from concurrent.futures import ProcessPoolExecutor
 
+    import tiktoken
+
 from sanitizer import processes
 from sanitizer.tokens.encodings import (
     DEFAULT_ENCODING,
     WORD_BOUND_ENCODINGS,
     EncodingError,
+    check_name,
     encode_counts,
     encode_summaries,
     get_encoding,
@@ -63,12 +66,6 @@ MEMO_MAX_CHARS = 256 * 1024 * 1024
 MEMO_MAX_TEXT = MEMO_MAX_CHARS
 
 
-
-# Encodings whose pre-tokenizer pattern keeps the non-space chars of every pre-token contiguous
-# (a pre-token is at most one leading whitespace char, then non-space chars, then trailing line
-# breaks), so a whitespace-separated word never shares a pre-token, hence a token, with another.
-
-
 def _pool_context():  # noqa: ANN202 - a multiprocessing context
     """Fork where the platform has it: workers inherit the loaded encoding instead of loading it."""
     return multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods() else None)
@@ -89,12 +86,18 @@ class TokenCounter:
 
     def __init__(self, encoding: str = DEFAULT_ENCODING, threads: int | None = None) -> None:
         self.encoding_name = encoding
-        self.enc = get_encoding(encoding)
+        check_name(encoding)  # an unknown name fails here; the file itself is read on first need
         self.threads = default_threads() if threads is None else max(1, threads)
         self._memo: dict[str, int] = {}
         self._memo_chars = 0
         self._pool: ProcessPoolExecutor | None = None
         self._compatible_memo: dict[tuple[int, int], bool] = {}
+
+    @property
+    def enc(self) -> tiktoken.Encoding:
+        """The encoding, loaded (or waited for, see `encodings.preload`) when first needed: a run
+        whose figures come from bounds never reads the encoding file."""
+        return get_encoding(self.encoding_name)
 
     @property
     def max_token_chars(self) -> int:
@@ -113,7 +116,7 @@ class TokenCounter:
             self._memo.clear()
             self._memo_chars = 0
 
-    def at_least(self, text: str, enough: int | None = None) -> int:
+    def at_least(self, text: str, enough: int | None = None, fine: bool = False) -> int:
         """A lower bound on `count(text)` that needs no encoding (the count itself when known).
 
         See `sanitizer.tokens.encodings.lower_bound`; returns as soon as it exceeds `enough`.
@@ -121,7 +124,7 @@ class TokenCounter:
         n = self._memo.get(text)
         if n is not None:
             return n
-        return lower_bound(text, self.encoding_name, enough)
+        return lower_bound(text, self.encoding_name, enough, fine)
 
     @staticmethod
     def at_most(text: str) -> int:

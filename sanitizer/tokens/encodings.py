@@ -6,6 +6,9 @@ Also the two functions a counting worker process runs on a group of texts.
 from __future__ import annotations
 
 import functools
+import os
+import re
+import threading
 
 import tiktoken
 
@@ -17,9 +20,97 @@ DEFAULT_ENCODING = "cl100k_base"
 WORD_BOUND_ENCODINGS = frozenset({"cl100k_base", "p50k_base", "p50k_edit", "r50k_base", "gpt2"})
 
 
-@functools.lru_cache(maxsize=8)
+class _Slot:
+    """One encoding being loaded (by `preload`'s thread or by the first caller), then loaded."""
+
+    def __init__(self) -> None:
+        self.done = threading.Event()
+        self.value: tiktoken.Encoding | None = None
+        self.error: BaseException | None = None
+
+
+_lock = threading.Lock()
+_slots: dict[str, _Slot] = {}
+
+
+def _claim(name: str) -> tuple[_Slot, bool]:
+    """The slot of `name`, and whether the caller is the one who must load it."""
+    with _lock:
+        slot = _slots.get(name)
+        if slot is not None:
+            return slot, False
+        slot = _slots[name] = _Slot()
+        return slot, True
+
+
+def _fill(name: str, slot: _Slot) -> None:
+    try:
+        slot.value = _load(name)
+    except BaseException as exc:  # handed to every caller; the next `get_encoding` tries again
+        slot.error = exc
+        with _lock:
+            _slots.pop(name, None)
+    finally:
+        slot.done.set()
+
+
+def preload(name: str = DEFAULT_ENCODING) -> None:
+    """Start loading `name` in a background thread (the file is read and parsed while the caller
+    reads its input); `get_encoding` waits for it.  Nothing happens when it is loaded or loading."""
+    slot, mine = _claim(name)
+    if mine:
+        threading.Thread(target=_fill, args=(name, slot), name=f"load-{name}", daemon=True).start()
+
+
 def get_encoding(name: str = DEFAULT_ENCODING) -> tiktoken.Encoding:
-    """Load an encoding, preferring the bundled offline copy of it."""
+    """The encoding `name`, loaded once per process (preferring the bundled offline copy); waits
+    for a `preload` of it that is under way."""
+    slot, mine = _claim(name)
+    if mine:
+        _fill(name, slot)
+    else:
+        slot.done.wait()
+    if slot.error is not None:
+        raise slot.error
+    assert slot.value is not None
+    return slot.value
+
+
+def check_name(name: str) -> None:
+    """Raise EncodingError at once for a name tiktoken does not know (no file is read)."""
+    if name in _slots:
+        return
+    known = tiktoken.list_encoding_names()
+    if f"{name}_offline" not in known and name not in known:
+        get_encoding(name)  # raises the one clear error
+
+
+def _forget() -> None:
+    """Forget loaded encodings (a test's fresh start; tiktoken keeps its own cache)."""
+    with _lock:
+        _slots.clear()
+
+
+get_encoding.cache_clear = _forget  # type: ignore[attr-defined]  # the API of the former lru_cache
+
+
+def _before_fork() -> None:
+    """A fork waits for the loads under way: a thread that is importing or parsing when the
+    process forks would leave the child with locks nobody releases (and the child inherits the
+    loaded encoding instead of reading it again)."""
+    for slot in list(_slots.values()):
+        slot.done.wait()
+
+
+def _after_fork_in_child() -> None:
+    global _lock
+    _lock = threading.Lock()
+
+
+os.register_at_fork(before=_before_fork, after_in_child=_after_fork_in_child)
+
+
+def _load(name: str) -> tiktoken.Encoding:
     errors = []
     for candidate in (f"{name}_offline", name):
         try:
@@ -58,7 +149,7 @@ _HIGH_BYTES = bytes(range(0x80, 0x100))
 _SPLIT_ONLY = ("\x1c", "\x1d", "\x1e", "\x1f")
 
 
-def lower_bound(text: str, encoding: str, enough: int | None = None) -> int:
+def lower_bound(text: str, encoding: str, enough: int | None = None, fine: bool = False) -> int:
     """A lower bound on the token count of `text` in `encoding` that needs no encoding.
 
     Every token covers at most `max_token_bytes` chars, and at most `max_high_bytes` bytes of
@@ -66,8 +157,10 @@ def lower_bound(text: str, encoding: str, enough: int | None = None) -> int:
     whose pre-tokenizer never puts two whitespace-separated words into one pre-token
     (`WORD_BOUND_ENCODINGS`), there is also at least one token per word; `str.split` also
     splits at U+001C..U+001F, which are not whitespace to the pre-tokenizer, so a stretch
-    holding one is not counted that way.  Words are counted on growing prefixes, and the
-    bound returns as soon as it exceeds `enough`.
+    holding one is not counted that way.  With `fine`, on ASCII text in cl100k, the bound is
+    finer where the words leave it below `enough`: one pre-token per piece `ascii_pretoken_floor`
+    counts (a pass that costs 3x a split).  Words (pieces) are counted on growing
+    prefixes, and the bound returns as soon as it exceeds `enough`.
     """
     bound = -(-len(text) // max_token_bytes(encoding))
     if not text.isascii():  # no token holds more than `high` bytes of non-ASCII chars
@@ -79,13 +172,32 @@ def lower_bound(text: str, encoding: str, enough: int | None = None) -> int:
     size = 4096 if enough is None else max(4096, 8 * (enough + 1))
     while bound <= (len(text) if enough is None else enough):
         prefix = text[:size] if size < len(text) else text
-        if any(c in prefix for c in _SPLIT_ONLY):
+        if not any(c in prefix for c in _SPLIT_ONLY):
+            bound = max(bound, len(prefix.split()))
+        elif not prefix.isascii():
             break
-        bound = max(bound, len(prefix.split()))
+        if fine and encoding == "cl100k_base" and bound <= (enough or 0) and prefix.isascii():
+            bound = max(bound, ascii_pretoken_floor(prefix))
         if prefix is text:
             break
         size *= 4
     return bound
+
+
+# ASCII classes exactly as cl100k's pattern sees them (`\s` is White_Space: no U+001C..U+001F).
+_A_PIECES = re.compile(r"[A-Za-z]+|[0-9]{1,3}|[^\t\n\x0b\x0c\r A-Za-z0-9]{2,}|[^\t\n\x0b\x0c\r A-Za-z0-9](?![A-Za-z])")
+
+
+def ascii_pretoken_floor(text: str) -> int:
+    """At most the number of cl100k pre-tokens of the ASCII `text` (or of any text it begins).
+
+    Each pre-token holds letters of at most one letter run, at most 3 digits of one digit run
+    (grouped from the run's start), or one run of other chars; such a run reaches a letter
+    pre-token only as its one leading char (`[^\\r\\n\\p{L}\\p{N}]?+\\p{L}++`, and the
+    contractions `'s`): so letter runs + digit groups + runs of other chars, a lone char just
+    before a letter not counted, are distinct pre-tokens.  Whitespace is not counted.
+    """
+    return len(_A_PIECES.findall(text))
 
 
 def encode_counts(job: tuple[str, list[str]]) -> list[int]:
@@ -107,4 +219,4 @@ def encode_summaries(job: tuple[str, list[str]]) -> list[tuple[int, int, int]]:
 
 
 __all__ = ["DEFAULT_ENCODING", "WORD_BOUND_ENCODINGS", "EncodingError", "encode_counts", "encode_summaries",
-           "get_encoding", "lower_bound", "max_high_bytes", "max_token_bytes"]
+           "check_name", "get_encoding", "lower_bound", "max_high_bytes", "max_token_bytes", "preload"]

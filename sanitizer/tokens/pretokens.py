@@ -7,6 +7,7 @@ did.  `tokens.TokenCounter` counts the pieces and checks the token pairs at run 
 
 from __future__ import annotations
 
+import collections
 import functools
 from collections.abc import Iterable
 
@@ -21,7 +22,6 @@ RUN_STEP = 2048
 _PUNCT_BLOCK = regex.compile(r"[^\s\p{L}\p{N}]+")
 # A maximal run of letters, of "punctuation" (not space/letter/digit), or of whitespace.
 _RUN_TEMPLATE = r"(?<!\p{L})\p{L}{MIN,}+|(?<![^\s\p{L}\p{N}])[^\s\p{L}\p{N}]{MIN,}+|(?<!\s)\s{MIN,}+"
-_RUNS = regex.compile(_RUN_TEMPLATE.replace("MIN", str(RUN_MIN)))
 
 
 def run_cuts(text: str, step: int = RUN_STEP, min_run: int = RUN_MIN,
@@ -43,7 +43,8 @@ def run_cuts(text: str, step: int = RUN_STEP, min_run: int = RUN_MIN,
     """
     if len(text) < min_run or not _may_hold_run(text, min_run):
         return []
-    pattern = runs if runs is not None else (_RUNS if min_run == RUN_MIN else _runs_pattern(min_run))
+    # Compiled on first need (19 ms of start-up: the repeat counts), then cached.
+    pattern = runs if runs is not None else _runs_pattern(min_run)
     cuts: list[tuple[int, int]] = []
     for m in pattern.finditer(text):
         s, e = m.span()
@@ -115,3 +116,76 @@ def split_for_bpe(text: str, size: int = CHUNK_CHARS) -> Iterable[str]:
         yield text[start:cut]
         start = cut
     yield text[start:]
+
+
+# A place where cl100k's pre-tokenizer always ends a pre-token, read from the chars around it
+# alone: before a newline that follows a letter or digit (as in `split_for_bpe`), or, in the
+# encodings whose words never share a pre-token, before a space between two letters (the space
+# starts ` word`; the letters before it end their run).
+_BOUNDARY = regex.compile(r"(?<=[\p{L}\p{N}])\n")
+_WORD_BOUNDARY = regex.compile(r"(?<=[\p{L}\p{N}])\n|(?<=\p{L}) (?=\p{L})")
+# How far a window edge looks for a boundary at first (then 4x as far, up to the whole text).
+_EDGE_LOOK = 2048
+
+
+def _common_prefix(a: str, b: str, limit: int) -> int:
+    """The length of the longest common prefix of `a` and `b`, at most `limit` (C-speed compares)."""
+    lo, hi = 0, limit
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if a.startswith(b[lo:mid], lo):
+            lo = mid
+        else:
+            hi = mid - 1
+    return lo
+
+
+def _common_suffix(a: str, b: str, limit: int) -> int:
+    la, lb = len(a), len(b)
+    lo, hi = 0, limit
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if a.startswith(b[lb - mid:lb - lo], la - mid):
+            lo = mid
+        else:
+            hi = mid - 1
+    return lo
+
+
+def changed_window(old: str, new: str, words: bool = True) -> tuple[int, int, int]:
+    """`(start, old_end, new_end)`: `old[:start] == new[:start]`, `old[old_end:] == new[new_end:]`,
+    and both cuts fall where the pre-tokenizer ends a pre-token in both texts, so
+
+        count(old) - count(new) == count(old[start:old_end]) - count(new[start:new_end]).
+
+    The common head and tail are as long as they can be up to the nearest such place (`words`:
+    the encoding is one of `WORD_BOUND_ENCODINGS`, where a space between letters is one too).
+    """
+    pattern = _WORD_BOUNDARY if words else _BOUNDARY
+    shorter = min(len(old), len(new))
+    head = _common_prefix(old, new, shorter)
+    tail = _common_suffix(old, new, shorter - head)
+    start = 0
+    look = _EDGE_LOOK
+    while head > 0:  # the last boundary whose chars all lie in the common head
+        lo = max(0, head - look)
+        last = collections.deque(pattern.finditer(old, lo, head), maxlen=1)
+        if last:
+            start = last[0].start()
+            break
+        if lo == 0:
+            break
+        look *= 4
+    old_end = len(old)
+    first = len(old) - tail + 1  # a boundary's left char must lie in the common tail too
+    look = _EDGE_LOOK
+    while first < len(old):
+        hi = min(len(old), first + look)
+        m = pattern.search(old, first, hi)
+        if m is not None:
+            old_end = m.start()
+            break
+        if hi == len(old):
+            break
+        look *= 4
+    return start, old_end, old_end - len(old) + len(new)

@@ -1,0 +1,65 @@
+"""`Engine.shrinks` counts only the changed window of an edit: the window's counts differ by
+exactly what the whole texts' counts differ by, on any edit (checked against plain tiktoken)."""
+
+from __future__ import annotations
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from sanitizer.config import load
+from sanitizer.engine import Engine
+from sanitizer.tokens.counter import TokenCounter, get_encoding
+from sanitizer.tokens.pretokens import changed_window
+
+PIECES = ["word", "x", "\n", " ", "\n\n", "é", "数据", "🙂", ".", "  ", "\t", "123", "\r\n", "'s", "A", "]", "…",
+          "\u0301", "-", "'", "4"]
+texts = st.lists(st.sampled_from(PIECES), max_size=60).map("".join)
+
+
+def plain(text: str) -> int:
+    return len(get_encoding().encode_ordinary(text))
+
+
+@settings(max_examples=400, deadline=None)
+@given(texts, texts, texts, texts, st.booleans())
+def test_the_window_differs_by_what_the_texts_differ_by(head: str, old_mid: str, new_mid: str, tail: str,
+                                                        words: bool) -> None:
+    old, new = head + old_mid + tail, head + new_mid + tail
+    start, old_end, new_end = changed_window(old, new, words)
+    assert old[:start] == new[:start] and old[old_end:] == new[new_end:]
+    assert 0 <= start <= min(old_end, new_end)
+    assert plain(old) - plain(new) == plain(old[start:old_end]) - plain(new[start:new_end])
+
+
+def test_a_cut_middle_leaves_a_small_window() -> None:
+    head, tail = "line one of the output\n" * 200, "\nthe end of it: exit 1\n" * 60
+    old = head + "removed words here\n" * 3000 + tail
+    new = head + "…[trimmed 57,000 chars]…" + tail
+    start, old_end, new_end = changed_window(old, new)
+    assert new_end - start < 40  # the marker and a few chars around it
+    assert old_end - start < len(old) - len(head) - len(tail) + 40
+
+
+@settings(max_examples=200, deadline=None)
+@given(texts, texts, texts, texts)
+def test_shrinks_is_the_exact_comparison(head: str, old_mid: str, new_mid: str, tail: str) -> None:
+    old, new = head + old_mid + tail, head + new_mid + tail
+    engine = Engine(load("none"), TokenCounter(threads=1))
+    assert engine.shrinks(old, new) == (len(new) < len(old) and plain(new) < plain(old))
+
+
+ascii_texts = st.text(alphabet=st.characters(min_codepoint=0, max_codepoint=127), max_size=200)
+ASCII_PIECES = ["word", "x", "\n", " ", "'s", "'ll", "((", "(", ".", "12", "1234", "\x1c", "\t", "\x0b", "\r\n",
+                "A", "-", "_", "'", "?!", "$", "a1", "1a"]
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.one_of(ascii_texts, st.lists(st.sampled_from(ASCII_PIECES), max_size=80).map("".join)),
+       st.text(max_size=20))
+def test_the_ascii_floor_never_exceeds_the_count(text: str, rest: str) -> None:
+    from sanitizer.tokens.encodings import ascii_pretoken_floor, lower_bound
+
+    assert ascii_pretoken_floor(text) <= plain(text)
+    assert ascii_pretoken_floor(text) <= plain(text + rest)  # a floor of a text's beginning holds too
+    for enough in (None, 0, 5, 50, 10_000):
+        assert lower_bound(text + rest, "cl100k_base", enough, fine=True) <= plain(text + rest)
