@@ -227,3 +227,21 @@ def test_fit_never_adds_a_validator_finding(ts, shape, budget, preset, repair) -
     info = result.report.extra["budget"]
     if not info["met"]:
         assert any("budget not met" in n for n in result.report.notes)
+
+
+def test_dropping_a_blank_only_block_never_grows_the_copy() -> None:
+    """A reasoning item whose one summary is blank lines: dropping it must not write a longer
+    `[removed]` note in its place (found by the budget invariants)."""
+    value = [{"type": "message", "role": "user", "content": [{"type": "input_text", "text": "emoji 🙂🚀✨ 👩‍💻"}]},
+             {"type": "function_call_output", "call_id": "call_orphan_0", "output": "<thinking>tests module user fails"},
+             {"type": "reasoning", "id": "rs_0", "summary": [{"type": "summary_text", "text": "\n\n\n\n"}],
+              "encrypted_content": "gAAAAABmK3vm" * 10},
+             {"type": "message", "role": "assistant", "id": "msg_1", "status": "completed",
+              "content": [{"type": "output_text", "text": "install again parser build\n/home/dev/src/core.py",
+                           "annotations": []}]}]
+    result = fit(value, 2, "default")
+    report = result.report
+    assert report.tokens_after is not None and report.tokens_before is not None
+    assert report.tokens_after <= report.tokens_before
+    assert "[removed]" not in result.dumps() and "\"summary\": []" in result.dumps()
+    assert fit(result.output, 2, "default").dumps() == result.dumps()

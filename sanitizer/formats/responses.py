@@ -149,6 +149,16 @@ class Responses(Adapter):
         item = self.item(view, msg)
         return isinstance(item, dict) and item.get("type") == "reasoning"
 
+    def _drop(self, doc: Document, part: Part) -> None:
+        where = part.block if part.block is not None else part.path
+        if len(where) >= 2 and where[-2] == "summary":
+            # A reasoning item's summary may be empty (the API itself sends `"summary": []`):
+            # no `[removed]` note, which would be longer than the blank summary it replaced.
+            del get_at(doc.records[part.record], where[:-1])[where[-1]]
+            doc.dirty.add(part.record)
+            return
+        super()._drop(doc, part)
+
     def text_node(self, part: Part, text: str) -> Any:
         kind = part.meta.get("text_type") or ("output_text" if part.role == "assistant" else "input_text")
         if part.kind == "image":
