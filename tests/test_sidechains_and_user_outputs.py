@@ -149,7 +149,9 @@ def test_the_latest_cline_output_is_never_taken_for_the_latest_ask() -> None:
     assert out[4] == history[4]  # the answer to the follow-up question is the latest ask: verbatim
     assert out[2]["content"][1]["text"] == ("[execute_command] ran `npm test` -> error, 34 lines; first error: "
                                             "TypeError: Cannot read properties of undefined (reading 'id')")
-    assert out[2]["content"][0] == history[2]["content"][0] and out[2]["content"][2]["text"] == ENV
+    assert out[2]["content"][0] == history[2]["content"][0]
+    # The environment block repeats message 0's: dedupe-boilerplate keeps the first copy only.
+    assert out[0]["content"][1]["text"] == ENV and out[2]["content"][2]["text"] == "<environment_details>[same as message 0]</environment_details>"
     again = Sanitizer("default", keep_recent=0, count_tokens=False).sanitize(out)
     assert again.output == out
 
