@@ -16,6 +16,8 @@ import sys
 import time
 from pathlib import Path
 
+import json_roundtrip  # noqa: E402 - bench/ is this script's folder: run as `python bench/child.py`
+
 ROOT = Path(__file__).resolve().parents[1]
 
 
@@ -24,20 +26,7 @@ def run(kind: str, args: list[str]) -> dict:
     if kind == "json":
         src, out = args
         t = time.perf_counter()
-        text = Path(src).read_bytes().decode("utf-8", errors="surrogateescape")
-        body = None
-        if not src.endswith(".jsonl"):
-            with contextlib.suppress(json.JSONDecodeError):
-                body = json.dumps(json.loads(text), ensure_ascii=False)
-        if body is None:  # JSONL: line by line, a damaged line copied as it is (as sanitize does)
-            out_lines = []
-            for line in text.split("\n"):
-                try:
-                    out_lines.append(json.dumps(json.loads(line), ensure_ascii=False, separators=(",", ":")))
-                except json.JSONDecodeError:
-                    out_lines.append(line)
-            body = "\n".join(out_lines)
-        Path(out).write_bytes(body.encode("utf-8", errors="surrogateescape"))
+        json_roundtrip.main(src, out)  # the same load+dump the whole-process reference runs
         return {"seconds": time.perf_counter() - t}
     if kind == "tiktoken":
         import tiktoken
