@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 import difflib
+import importlib.util
 import tomllib
 from dataclasses import dataclass, field
 from importlib import resources
@@ -78,8 +79,14 @@ class Config:
                                    for t in r.action.protects(r.options)}
 
 
+def _packs() -> Any:
+    """`sanitizer.packs` once installed (pyproject maps `rules/` there), else `rules/` of the checkout."""
+    installed = importlib.util.find_spec("sanitizer.packs") is not None
+    return resources.files("sanitizer.packs") if installed else resources.files("sanitizer").joinpath("..", "rules")
+
+
 def pack_names() -> list[str]:
-    return sorted(p.name[:-5] for p in resources.files("sanitizer.packs").iterdir() if p.name.endswith(".toml"))
+    return sorted(p.name[:-5] for p in _packs().iterdir() if p.name.endswith(".toml"))
 
 
 def check_preset(name: str) -> None:
@@ -92,8 +99,7 @@ def _pack_text(name: str) -> tuple[str, str]:
     if name == "none":
         return "", "<preset none>"
     check_preset(name)
-    path = resources.files("sanitizer.packs") / f"{name}.toml"
-    return path.read_text(encoding="utf-8"), f"rules/{name}.toml"
+    return (_packs() / f"{name}.toml").read_text(encoding="utf-8"), f"rules/{name}.toml"
 
 
 def _did_you_mean(word: str, choices: list[str] | tuple[str, ...]) -> str:

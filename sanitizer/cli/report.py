@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import json
 from pathlib import Path
 
@@ -60,7 +61,7 @@ def report(report: Report, kind: str | None, report_file: Path | None, *, quiet:
     elif mode == "check":
         n = len(report.extra.get("check", []))
         click.echo(f"check: {report.source}: {report.messages:,} messages, {n} finding(s)", err=True)
-    elif kind == "table" or (terminal and mode == "copy"):
+    elif (kind == "table" or (terminal and mode == "copy")) and not _rich_missing(kind):
         from rich.console import Console  # rich only when a table is drawn (its import is start-up time)
 
         from sanitizer.cli.table import budget_line, render_table, top_rules_line
@@ -80,3 +81,14 @@ def report(report: Report, kind: str | None, report_file: Path | None, *, quiet:
             figures = f"chars {report.chars_before:,} -> {report.chars_after:,}"
         hits = sum(s.hits for s in report.rules.values())
         click.echo(f"sanitize: {report.source}: {report.messages:,} messages, {hits:,} cuts, {figures}", err=True)
+
+
+def _rich_missing(kind: str) -> bool:
+    """True where rich is not installed (a checkout run without installing it): the plain line is
+    said instead of the table, with a note when the table was asked for."""
+    if importlib.util.find_spec("rich") is not None:
+        return False
+    if kind == "table":
+        click.echo("sanitize: warning: the table needs the rich package (pip install .); the plain line instead",
+                   err=True)
+    return True

