@@ -97,6 +97,18 @@ def child_init(parent: int, die_with_parent: bool, initializer: Any = None, *arg
         initializer(*args)
 
 
+def fork_context():  # noqa: ANN201 - a multiprocessing context
+    """Fork where the platform has it: workers inherit what this process loaded (an encoding)."""
+    import multiprocessing
+
+    return multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods() else None)
+
+
+def default_threads() -> int:
+    """Processes worth running for CPU work here: the usable cores, at most 4."""
+    return max(1, min(4, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1))
+
+
 def new_pool(workers: int, *, mp_context: Any = None, initializer: Any = None,
              initargs: tuple[Any, ...] = ()) -> ProcessPoolExecutor:
     """A ProcessPoolExecutor whose workers follow the rules above."""

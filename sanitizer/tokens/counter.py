@@ -21,7 +21,6 @@ Counting is exact and linear in the text length:
 from __future__ import annotations
 
 import multiprocessing
-import os
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
@@ -31,6 +30,8 @@ if TYPE_CHECKING:
     import tiktoken
 
 from sanitizer import processes
+from sanitizer.processes import default_threads, fork_context
+from sanitizer.tokens import short
 from sanitizer.tokens.encodings import (
     DEFAULT_ENCODING,
     WORD_BOUND_ENCODINGS,
@@ -39,6 +40,7 @@ from sanitizer.tokens.encodings import (
     encode_counts,
     encode_summaries,
     get_encoding,
+    loaded,
     lower_bound,
     max_high_bytes,
     max_token_bytes,
@@ -64,15 +66,7 @@ WARM_PARALLEL_MIN_CHARS = 128 * 1024
 # between documents (the dataset stream trims after every batch of lines).
 MEMO_MAX_CHARS = 256 * 1024 * 1024
 MEMO_MAX_TEXT = MEMO_MAX_CHARS
-
-
-def _pool_context():  # noqa: ANN202 - a multiprocessing context
-    """Fork where the platform has it: workers inherit the loaded encoding instead of loading it."""
-    return multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods() else None)
-
-
-def default_threads() -> int:
-    return max(1, min(4, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1))
+SHORT_MAX_CHARS = 256 * 1024  # `count_short` counts this much in Python (about 0.1 s), then loads tiktoken
 
 
 class TokenCounter:
@@ -92,6 +86,7 @@ class TokenCounter:
         self._memo_chars = 0
         self._pool: ProcessPoolExecutor | None = None
         self._compatible_memo: dict[tuple[int, int], bool] = {}
+        self._short_left = SHORT_MAX_CHARS
 
     @property
     def enc(self) -> tiktoken.Encoding:
@@ -136,6 +131,14 @@ class TokenCounter:
             return 0
         n = self._memo.get(text)
         return n if n is not None else self.count_many([text])[0]
+
+    def count_short(self, text: str) -> int:
+        """`count(text)`, by `short` where it can while the encoding is not loaded (cheaper for a few)."""
+        n = self._memo.get(text)
+        if n is None and self._short_left > 0 and not loaded(self.encoding_name):
+            n = short.count(text, self.encoding_name)
+            self._short_left -= len(text)
+        return self.count(text) if n is None else n
 
     def count_many(self, texts: Sequence[str]) -> list[int]:
         """Token counts of `texts`, in order; encodes each distinct uncached text once."""
@@ -183,16 +186,13 @@ class TokenCounter:
 
     # --- encoding, in parallel where it pays ------------------------------------------------------
 
-    def _map(self, fn, groups: list) -> list:  # noqa: ANN001 - internal helper
-        return self._map_later(fn, groups)()
-
     def _map_later(self, fn, groups: list) -> Callable[[], list]:  # noqa: ANN001 - internal helper
         """`[fn(job) for job in jobs]`, started now in the pool (one group: computed when asked)."""
         jobs = [(self.encoding_name, g) for g in groups]
         if len(jobs) == 1:
             return lambda: [fn(jobs[0])]
         if self._pool is None:
-            self._pool = processes.new_pool(self.threads, mp_context=_pool_context())
+            self._pool = processes.new_pool(self.threads, mp_context=fork_context())
         futures = [self._pool.submit(fn, job) for job in jobs]
         return lambda: [f.result() for f in futures]
 
@@ -203,7 +203,7 @@ class TokenCounter:
         every page this process writes to; on a 47 MB session that was a quarter of a second.
         """
         if self.threads > 1 and self._pool is None and not multiprocessing.current_process().daemon:
-            self._pool = processes.new_pool(self.threads, mp_context=_pool_context())
+            self._pool = processes.new_pool(self.threads, mp_context=fork_context())
             self._pool.submit(int).result()  # the first job starts the workers
 
     def _groups(self, pieces: list[str]) -> list[list[str]]:
@@ -231,7 +231,7 @@ class TokenCounter:
 
     def _summaries(self, chunks: list[str]) -> list[tuple[int, int, int]]:
         """(token count, first token, last token) of each chunk."""
-        return [s for part in self._map(encode_summaries, self._groups(chunks)) for s in part]
+        return [s for part in self._map_later(encode_summaries, self._groups(chunks))() for s in part]
 
     # --- counting through long runs ---------------------------------------------------------------
 

