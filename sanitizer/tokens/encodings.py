@@ -5,6 +5,7 @@ Also the two functions a counting worker process runs on a group of texts.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import importlib
 import os
@@ -75,6 +76,10 @@ def _fill(name: str, slot: _Slot) -> None:
 def preload(name: str = DEFAULT_ENCODING) -> None:
     """Start loading `name` in a background thread (the file is read and parsed while the caller
     reads its input); `get_encoding` waits for it.  Nothing happens when it is loaded or loading."""
+    with contextlib.suppress(EncodingError):
+        # Here, not in the thread: importing tiktoken imports modules that register fork hooks,
+        # and one registered while this process forks gets an after-fork call without its before.
+        _tiktoken()
     slot, mine = _claim(name)
     if mine:
         threading.Thread(target=_fill, args=(name, slot), name=f"load-{name}", daemon=True).start()
