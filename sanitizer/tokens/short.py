@@ -45,7 +45,7 @@ def _plain(text: str) -> bool:
     if text.isascii():
         return True
     category = unicodedata.category
-    return all(c.isascii() or category(c) not in ("Cn", "Cs") for c in text)
+    return all(c.isascii() or category(c) not in ("Cn", "Cs") for c in set(text))
 
 
 def _merged_parts(piece: bytes, ranks: dict[bytes, int]) -> int:
