@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
 import sys
 import time
 from pathlib import Path
@@ -166,5 +167,6 @@ def main(kind: str, args: list[str]) -> None:
 
 
 if __name__ == "__main__":
-    sys.path.insert(0, str(ROOT))
+    # `run.py --old ROOT` measures another checkout's code with this bench: its package goes first.
+    sys.path.insert(0, os.environ.get("BENCH_CODE_ROOT") or str(ROOT))
     main(sys.argv[1], sys.argv[2:])

@@ -5,7 +5,7 @@
     python bench/run.py --only cjk       # one group: corpus session tags tool_result short cjk breakdown
                                          #   redaction library jobs dataset
     python bench/run.py --big            # the dataset JSONL is 500 MB (slow to build)
-    python bench/run.py --only process --old ../main   # whole processes, start-up included, old and new
+    python bench/run.py --old ../main    # the other checkout beside this one: old → new in each cell
 
 Every measurement runs in its own subprocess (`bench/child.py`), which reports its own peak RSS
 (`getrusage(RUSAGE_SELF).ru_maxrss`, and the largest worker's with `--jobs`).  Times are
@@ -64,10 +64,12 @@ class Measure:
     extra: dict = field(default_factory=dict)
 
 
-def measure(kind: str, *args: str) -> Measure:
-    """Run one measurement in a fresh interpreter: its time and its peak RSS (ru_maxrss)."""
+def measure(kind: str, *args: str, code: Path | None = None) -> Measure:
+    """Run one measurement in a fresh interpreter: its time and its peak RSS (ru_maxrss).  `code`:
+    the checkout whose package is measured (this one by default)."""
     cmd = [sys.executable, str(Path(__file__).resolve().with_name("child.py")), kind, *map(str, args)]
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=ROOT)
+    env = dict(os.environ, BENCH_CODE_ROOT=str(code)) if code is not None else None
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=ROOT, env=env)
     out, err = proc.communicate()
     if proc.returncode != 0:
         raise RuntimeError(f"{kind} {' '.join(map(str, args))} failed:\n{err.decode(errors='replace')[-2000:]}")
@@ -98,13 +100,20 @@ class Row:
     tik_s: float
     rss_mb: float
     startup: float
+    old_plain_s: float | None = None  # with `--old`: the other checkout, in the same rounds
+    old_tok_s: float | None = None
 
     def cells(self) -> list[str]:
-        return [self.name, self.size, f"**{self.plain_s / self.json_s:.2f}×**", f"**{self.tok_s / self.tik_s:.2f}×**",
+        plain, tok = f"**{self.plain_s / self.json_s:.2f}×**", f"**{self.tok_s / self.tik_s:.2f}×**"
+        if self.old_plain_s is not None and self.old_tok_s is not None:
+            plain = f"{self.old_plain_s / self.json_s:.2f}× → {plain}"
+            tok = f"{self.old_tok_s / self.tik_s:.2f}× → {tok}"
+        return [self.name, self.size, plain, tok,
                 f"{self.rss_mb:.0f}", f"{self.json_s:.2f} / {self.plain_s:.2f}", f"{self.tik_s:.2f} / {self.tok_s:.2f}"]
 
 
 REPEAT = 3
+OLD: Path | None = None  # `--old ROOT`: that checkout runs beside this one (corpus, generated inputs, library)
 
 
 def best(runs: list[Measure]) -> Measure:
@@ -115,16 +124,20 @@ def best(runs: list[Measure]) -> Measure:
 
 def compare(name: str, path: Path, tmp: Path) -> Row:
     out = tmp / ("out" + "".join(path.suffixes[-1:]))
-    runs: dict[str, list[Measure]] = {"json": [], "plain": [], "tik": [], "tok": []}
+    runs: dict[str, list[Measure]] = {"json": [], "plain": [], "tik": [], "tok": [], "old plain": [], "old tok": []}
     for _ in range(REPEAT):  # interleaved, so a noisy moment hits every side alike
         runs["json"].append(measure("json", path, out))
         runs["plain"].append(measure("sanitize", path, "--no-tokens", "-q", "-o", out))
         runs["tik"].append(measure("tiktoken", path))
         runs["tok"].append(measure("sanitize", path, "-q", "-o", out))
+        if OLD is not None:
+            runs["old plain"].append(measure("sanitize", path, "--no-tokens", "-q", "-o", out, code=OLD))
+            runs["old tok"].append(measure("sanitize", path, "-q", "-o", out, code=OLD))
     j, plain, tik, tok = (best(runs[k]) for k in ("json", "plain", "tik", "tok"))
     out.unlink(missing_ok=True)
     row = Row(name, size_label(path), j.seconds, plain.seconds, tok.seconds, tik.seconds,
-              max(plain.rss_mb, tok.rss_mb), tok.startup)
+              max(plain.rss_mb, tok.rss_mb), tok.startup,
+              *((best(runs["old plain"]).seconds, best(runs["old tok"]).seconds) if OLD is not None else ()))
     log(f"  {name}: " + " | ".join(row.cells()[2:]))
     return row
 
@@ -140,15 +153,16 @@ ROW_HEADERS = ["input", "size", "no-tokens / json", "tokens / tiktoken", "peak R
 
 
 def main() -> None:
-    global REPEAT
+    global REPEAT, OLD
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="small sizes (a smoke run)")
     ap.add_argument("--only", action="append", choices=GROUPS, help="run only this group (repeatable)")
     ap.add_argument("--big", action="store_true", help="a 500 MB dataset JSONL instead of 100 MB")
     ap.add_argument("--repeat", type=int, default=REPEAT, help="runs per measurement; the fastest counts")
-    ap.add_argument("--old", type=Path, help="process group: also run the sanitize commands of this checkout")
+    ap.add_argument("--old", type=Path, help="also run this checkout's package in the same rounds (old → new)")
     opts = ap.parse_args()
     REPEAT = max(1, opts.repeat)
+    OLD = opts.old.resolve() if opts.old else None
     sys.path.insert(0, str(ROOT))
     from bench import gen
 
@@ -278,17 +292,24 @@ def library_section(gen, tmp: Path) -> str:  # noqa: ANN001
     src.write_text(json.dumps(messages), encoding="utf-8")
     data.unlink()
     m = measure("library", src, REPEAT)
+    m_old = measure("library", src, REPEAT, code=OLD) if OLD is not None else None
     src.unlink()
     x = m.extra
     log(f"library: {len(messages)} messages, {x['tokens_before']:,} tokens: {x['plain']:.3f}s / {x['tokens']:.3f}s")
+
+    def cell(key: str, ref: str) -> str:
+        new = f"**{x[key] / x[ref]:.2f}×**"
+        return new if m_old is None else f"{m_old.extra[key] / m_old.extra[ref]:.2f}× → {new}"
+
     return (f"The library call on {len(messages):,} chat messages already in memory ({x['tokens_before']:,} tokens "
             "of text, the usual pre-summary case), each time the fastest of "
-            f"{REPEAT}:\n\n" + table(
+            f"{REPEAT}" + (f" (old: `{OLD}`, its own references measured in its process)" if m_old else "")
+            + ":\n\n" + table(
                 ["call", "time / reference", "s"],
                 [["`Sanitizer(count_tokens=False).sanitize(messages).output` / `json.loads(json.dumps(messages))`",
-                  f"**{x['plain'] / x['json']:.2f}×**", f"{x['plain']:.3f} / {x['json']:.3f}"],
+                  cell("plain", "json"), f"{x['plain']:.3f} / {x['json']:.3f}"],
                  ["`Sanitizer().sanitize(messages).output` (exact tokens) / tiktoken over `json.dumps(messages)`",
-                  f"**{x['tokens'] / x['tiktoken']:.2f}×**", f"{x['tokens']:.3f} / {x['tiktoken']:.3f}"]]))
+                  cell("tokens", "tiktoken"), f"{x['tokens']:.3f} / {x['tiktoken']:.3f}"]]))
 
 
 def jobs_section(gen, tmp: Path, quick: bool) -> str:  # noqa: ANN001
