@@ -157,6 +157,10 @@ class Gate:
         self.present = present
         self.ascii = text.isascii()
 
+    def absent(self, index: int) -> bool:
+        """True when pattern `index` is gated and one of its candidates is absent: no match."""
+        return bool(_CANDS[index]) and not all(any(i in self.present for i in ids) for ids in _IDS[index])
+
     def finditer(self, index: int, pattern: Any) -> Iterator[Any] | None:
         """`pattern.finditer(text)` for pattern `index`: no matches when one of its candidates is
         absent, matches tried next to the best candidate's literals, or None when not gated."""
@@ -211,8 +215,8 @@ def _build(patterns: Sequence[Any]) -> None:
     ids_of: list[tuple[tuple[int, ...], ...]] = []
     best_of: list[Candidate] = []
     for sp in patterns:
-        # `regex.IGNORECASE` given as a flag rather than inline: no literal holds.
-        cands = () if sp.folded or sp.pattern.flags & 0x2 else anchors_of(sp.pattern.pattern)
+        # From the spec, without compiling: `anchors_of` gives none to a spec with a flag past its start.
+        cands = () if sp.folded else anchors_of(sp.spec)
         cands_of.append(cands)
         best_of.append(max(cands, key=_rank) if cands else ((), _UNBOUNDED))
         ids_of.append(tuple(tuple(literals.setdefault(lit, len(literals)) for lit in lits) for lits, _ in cands))
