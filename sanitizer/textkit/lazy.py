@@ -15,10 +15,15 @@ import regex
 __all__ = ["LazyPattern", "lazy_pattern"]
 
 
-class LazyPattern:
-    """A `regex.Pattern` that compiles on its first use; `.compiled` is the real one."""
+_METHODS = ("search", "match", "fullmatch", "finditer", "findall", "sub", "subn", "split")
 
-    __slots__ = ("_compiled", "_flags", "_spec")
+
+class LazyPattern:
+    """A `regex.Pattern` that compiles on its first use; `.compiled` is the real one.
+
+    Once compiled, the real pattern's bound methods are set on the instance, where they win over
+    the methods below: a call then costs what a call on the real pattern costs.
+    """
 
     def __init__(self, spec: str, flags: int = 0) -> None:
         self._spec, self._flags = spec, flags
@@ -29,7 +34,9 @@ class LazyPattern:
         """The compiled pattern (compiled now on the first call)."""
         compiled = self._compiled
         if compiled is None:
-            compiled = self._compiled = regex.compile(self._spec, self._flags)
+            compiled = regex.compile(self._spec, self._flags)
+            self.__dict__.update((name, getattr(compiled, name)) for name in _METHODS)
+            self._compiled = compiled
         return compiled
 
     @property
@@ -42,33 +49,32 @@ class LazyPattern:
         """The spec string (without compiling)."""
         return self._spec
 
-    # The common methods, spelled out: a call costs one Python frame more than on the real pattern.
     def search(self, *args: Any, **kw: Any) -> regex.Match[str] | None:
-        return (self._compiled or self.compiled).search(*args, **kw)
+        return self.compiled.search(*args, **kw)
 
     def match(self, *args: Any, **kw: Any) -> regex.Match[str] | None:
-        return (self._compiled or self.compiled).match(*args, **kw)
+        return self.compiled.match(*args, **kw)
 
     def fullmatch(self, *args: Any, **kw: Any) -> regex.Match[str] | None:
-        return (self._compiled or self.compiled).fullmatch(*args, **kw)
+        return self.compiled.fullmatch(*args, **kw)
 
     def finditer(self, *args: Any, **kw: Any) -> Iterator[regex.Match[str]]:
-        return (self._compiled or self.compiled).finditer(*args, **kw)
+        return self.compiled.finditer(*args, **kw)
 
     def findall(self, *args: Any, **kw: Any) -> list[Any]:
-        return (self._compiled or self.compiled).findall(*args, **kw)
+        return self.compiled.findall(*args, **kw)
 
     def sub(self, repl: str | Callable[[regex.Match[str]], str], *args: Any, **kw: Any) -> str:
-        return (self._compiled or self.compiled).sub(repl, *args, **kw)
+        return self.compiled.sub(repl, *args, **kw)
 
     def subn(self, repl: str | Callable[[regex.Match[str]], str], *args: Any, **kw: Any) -> tuple[str, int]:
-        return (self._compiled or self.compiled).subn(repl, *args, **kw)
+        return self.compiled.subn(repl, *args, **kw)
 
     def split(self, *args: Any, **kw: Any) -> list[Any]:
-        return (self._compiled or self.compiled).split(*args, **kw)
+        return self.compiled.split(*args, **kw)
 
     def __getattr__(self, name: str) -> Any:  # groupindex, flags, groups, scanner...
-        if name.startswith("_"):  # a slot not set yet (copy, pickle): never recurse
+        if name.startswith("_"):  # an attribute not set yet (copy, pickle): never recurse
             raise AttributeError(name)
         return getattr(self.compiled, name)
 
