@@ -118,3 +118,15 @@ def test_a_lazy_pattern_is_the_compiled_one() -> None:
     assert lazy.match(text, 6) is None and lazy.fullmatch("ab-12") is not None
     assert lazy.groupindex == real.groupindex and lazy.groups == real.groups
     assert lazy.compiled.pattern == spec
+
+
+def test_importing_the_package_leaves_hyperscan_for_the_first_large_run() -> None:
+    """hyperscan (when installed) is imported only to build the database, after `BUILD_CHARS`."""
+    code = ("import sys\nimport sanitizer, sanitizer.cli.command, sanitizer.cli.write\n"
+            "from sanitizer.secrets import prefilter, scan\n"
+            "before = 'hyperscan' in sys.modules\n"
+            "scan.redact_many(['a short text, ghp_ and AKIA but nothing secret ' * 100])\n"
+            "print(before, 'hyperscan' in sys.modules, prefilter._DB is None)\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=True,
+                          env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"})
+    assert done.stdout.split() == ["False", "False", "True"]

@@ -25,8 +25,8 @@ import regex
 
 from sanitizer.secrets import prefilter as _prefilter
 from sanitizer.secrets.kinds import Example, Kind
-from sanitizer.secrets.leads import leads as _leads
 from sanitizer.secrets.named import KEY_BLOCKS, NAMED
+from sanitizer.secrets.pattern import SecretPattern
 from sanitizer.secrets.providers import PROVIDERS
 from sanitizer.textkit.lazy import lazy_pattern
 
@@ -47,44 +47,6 @@ def fingerprint(value: str) -> str:
 def redaction(kind: str, value: str) -> str:
     """The marker that replaces the secret `value` of kind `kind`: `[REDACTED:<kind>:<fp>]`."""
     return f"[REDACTED:{kind}:{fingerprint(value)}]"
-
-
-class SecretPattern:
-    """`pattern` matches a secret; group `value` (when present) is the part replaced.
-
-    `pattern` is compiled from `spec` on first use: a run compiles only the patterns it needs.
-    `anchors`: for a pattern that ignores case (slow to scan: `regex` tries it at every position),
-    (literal, reach) pairs; every match holds a `_FINDERS[literal]` match that starts at most
-    `reach` chars after its own start, so the pattern is tried only there (`_anchored`).
-    `needs`: the pattern runs only on a text holding one of these literals.  `generic`: a
-    free-form value, which is no secret when it is a file path.  `leads`: literals every match
-    holds (`leads.leads`, None when unknown): a text holding none of them is not scanned.
-    """
-
-    __slots__ = ("_compiled", "anchors", "folded", "generic", "kind", "leads", "needs", "spec")
-
-    def __init__(self, kind: str, spec: str, folded: bool = False, anchors: tuple[tuple[str, int], ...] = (),
-                 needs: tuple[str, ...] = (), generic: bool = False) -> None:
-        self.kind, self.spec, self.folded, self.anchors, self.needs, self.generic = (
-            kind, spec, folded, anchors, needs, generic)
-        self.leads = None if folded else _leads(spec)
-        self._compiled: regex.Pattern[str] | None = None
-
-    @property
-    def pattern(self) -> regex.Pattern[str]:
-        """The compiled pattern (compiled now if no run has needed it yet)."""
-        compiled = self._compiled
-        if compiled is None:
-            compiled = self._compiled = regex.compile(self.spec)
-        return compiled
-
-    @property
-    def compiled(self) -> bool:
-        """True once `pattern` has been compiled."""
-        return self._compiled is not None
-
-    def __repr__(self) -> str:
-        return f"SecretPattern({self.kind!r}, {self.spec!r})"
 
 
 # (literal, reach) for the case-ignoring patterns: every match holds one literal, at most `reach`
@@ -172,6 +134,18 @@ def _finder(lit: str) -> regex.Pattern[str]:
     return finder
 
 
+# `str.find` on UCS-2 text runs at about 1 GB/s, slower than `regex` scanning for a literal: the
+# leads are checked only while a check costs less than compiling the pattern (~0.4 ms).
+_LEAD_CHECK_CHARS = 1 << 18
+
+
+def _lacks_leads(sp: SecretPattern, text: str) -> bool:
+    """True when `text` holds none of the pattern's leads (so it holds no match)."""
+    leads = sp.leads
+    return (leads is not None and len(text) * len(leads) <= _LEAD_CHECK_CHARS
+            and not any(lit in text for lit in leads))
+
+
 def redact(text: str, *, fast: bool = True) -> tuple[str, list[str]]:
     """The text with every secret replaced, and the list of removed secret values (in order).
 
@@ -211,12 +185,12 @@ def _redact_once(text: str, fast: bool) -> tuple[str, list[str], bool]:
             continue
         found = None
         if gate is not None and not sp.folded:
-            if gate.absent(index):
-                continue
+            if sp._compiled is None and gate.absent(index):
+                continue  # no match, and no need to compile the pattern to know it
             found = gate.finditer(index, sp.pattern)
         if found is None:
-            if gated and sp.leads is not None and not any(lit in text for lit in sp.leads):
-                continue  # no match can start here: skip the compile and the scan
+            if gated and sp._compiled is None and _lacks_leads(sp, text):
+                continue  # likewise, from the leads
             found = _anchored(sp, text, low, hits) if use_low else sp.pattern.finditer(text)  # type: ignore[arg-type]
         pieces: list[str] = []
         pos = 0
