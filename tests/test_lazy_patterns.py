@@ -30,26 +30,32 @@ EXAMPLES = [e.text for k in secrets.KINDS for e in k.true] + [t for k in secrets
     (r"(?:(?<![a-z])|(?<=\\[nrt]))AKIA[A-Z0-9]{16}", ("AKIA",)),
     (r"(?<![A-Z])sk_(?:live|test)_x", ("sk_live_x", "sk_test_x")),
     (r"hooks\.slack\.com/x", ("hooks.slack.com/x",)),
-    (r"abc?d", ("ab",)),            # `c` may be absent: the run stops before it
+    (r"[a-z]++:secret=", (":secret=",)),  # a run after a quantified item
+    (r"abc?def", ("def",)),             # `c` may be absent: it ends the run `ab`
     (r"abc*d", ("ab",)),
     (r"abc{0,2}d", ("ab",)),
-    (r"abc+d", ("abc",)),           # more `c` may follow: the run stops after one
-    (r"ab(?:cd)?ef", ("ab",)),
-    (r"ab|cd", None),               # a top-level alternation: no literal every match holds
+    (r"abc{2}def", ("def",)),           # a counted item ends the run too
+    (r"abc+d", ("abc",)),               # more `c` may follow: the run ends after one
+    (r"ab(?:cd)?ef", ("ab",)),          # equally long: the first
+    (r"ab(?=x)cdef", ("cdef",)),        # a lookaround ends a run
+    (r"ab|cd", None),                   # a top-level alternation: no literal every match holds
     (r"(?:ab|cd)ef", ("abef", "cdef")),
-    (r"(?:ab|c.)ef", None),
-    (r"a[A-Z]bc", None),            # a class too wide: the run is one char, too short
-    (r"ab(?i)cd", None),            # a global flag past the start
+    (r"(?:ab|c.)ef", ("ef",)),
+    (r"a[A-Z]b", None),                 # runs of one char only
+    (r"ab(?i)cd", None),                # a global flag past the start
     (r"(?x)ab cd", None),
     (r"(?i)abcd", None),
-    (r"\d\dab", None),
-    (r"(?=x)abc", ("abc",)),
-    (r"(?:(?=x)|y)abc", None),      # not every alternative is zero-width
-    (r"(?<=a)?bc", None),           # a quantified lookaround is not skipped
+    (r"x(?i:ab)cd", ("cd",)),          # a scoped flag stays in its group
+    (r"\d\dab", ("ab",)),
+    (r"\x41bc", None),                   # an escape with an argument: unsure
+    (r"\p{L}abc", None),
+    (r"\1abc", None),
     (r"[[:alpha:]]ab", None),
     (r"\Qab\E", None),
+    (r"a(?#|)bc", None),
     (r"a\.b-c_d", ("a.b-c_d",)),
-    (r"(?<value>ab)cd", None),
+    (r"(?<value>ab)cd", ("cd",)),
+    (r"ab{e<=1}cd", ("cd",)),           # a fuzzy item ends a run
 ])
 def test_leads_reads_only_what_it_is_sure_of(spec: str, want: tuple[str, ...] | None) -> None:
     assert leads(spec) == want

@@ -1,12 +1,12 @@
 """The literals a credential pattern cannot match without, read from its spec string alone.
 
-`leads(spec)` reads the literal run a pattern starts with, after zero-width lookarounds: a
-provider prefix such as `ghp_` (small classes and literal alternations fan out: `gh[pousr]_` gives
-`ghp_`, `gho_`…).  Every match of the pattern holds one of these literals, so a text holding none
-of them has no match, and the pattern need not be compiled to know it.  It is a few string steps
-per spec (unlike `prefilter.anchors_of`, a full parse), cheap enough to run on every process start.
-Anything it is not sure of (a top-level `|`, an inline flag, an unknown escape, a nested class)
-gives None: the pattern always runs.
+`leads(spec)` reads the runs of literal items in the pattern's top-level sequence (a provider
+prefix such as `ghp_`, or the `://` of a URL; small classes and literal alternations fan out:
+`gh[pousr]_` gives `ghp_`, `gho_`…).  Every match holds one string of each run, so a text holding
+none of them has no match, and the pattern need not be compiled to know it.  It is a few string
+steps per spec (unlike `prefilter.anchors_of`, a full parse), cheap enough for every process
+start.  Anything it is not sure of (a top-level `|`, an inline flag, an escape with an argument,
+a nested class) gives None: the pattern always runs.
 """
 
 from __future__ import annotations
@@ -19,7 +19,8 @@ __all__ = ["leads"]
 _PLAIN = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-/:~#&%@!,;=<>'\" ")
 # `\` + one of these is the char itself.
 _ESCAPED = frozenset(".-/\\[](){}*+?|^$~:#&%@!,;=<>'\" _")
-_LOOKAROUND = ("(?<=", "(?<!", "(?=", "(?!")
+# `\` + one of these is one char of a class, or zero-width (no argument follows).
+_CLASS_ESCAPES = frozenset("sSdDwWbBAZnrtfvhHmMGX")
 # An inline flag group anywhere (`(?i)`, `(?x)`, `(?V1)`…) may change what a literal means.
 _FLAGS = re.compile(r"\(\?\^?[a-zA-Z]+(?:-[a-zA-Z]+)?\)")
 _MAX = 16
@@ -91,16 +92,6 @@ def _alternatives(body: str) -> list[str] | None:
     return [*out, body[start:]]
 
 
-def _zero_width(item: str) -> bool:
-    """A lookaround, or a group of alternatives that are each one lookaround."""
-    if item.startswith(_LOOKAROUND):
-        return True
-    if not item.startswith("(?:"):
-        return False
-    alts = _alternatives(item[3:-1])
-    return alts is not None and all(a.startswith(_LOOKAROUND) and _group_end(a, 0) == len(a) for a in alts)
-
-
 def _literal(text: str) -> str | None:
     """What `text` matches when it is plain chars and escaped ones only."""
     out, j = [], 0
@@ -118,10 +109,14 @@ def _literal(text: str) -> str | None:
 
 
 def _item(spec: str, i: int) -> tuple[list[str] | None, int]:
-    """The strings the item at `spec[i]` matches (None: not a small set of literals) and its end."""
+    """The strings the item at `spec[i]` matches (None: not a small set of literals) and its end
+    (-1: unsure what it is)."""
     c = spec[i]
     if c == "\\":
-        return ([spec[i + 1]] if spec[i + 1:i + 2] and spec[i + 1] in _ESCAPED else None), i + 2
+        e = spec[i + 1:i + 2]
+        if e and e in _ESCAPED:
+            return [e], i + 2
+        return None, (i + 2 if e and e in _CLASS_ESCAPES else -1)  # `\x41`, `\p{L}`, `\1`...: unsure
     if c == "[":
         j = _class_end(spec, i)
         body = spec[i + 1:j - 1]
@@ -138,31 +133,55 @@ def _item(spec: str, i: int) -> tuple[list[str] | None, int]:
     return ([c] if c in _PLAIN else None), i + 1
 
 
+def _quantifier_end(spec: str, j: int) -> int:
+    """The index after the quantifier at `spec[j]` (with its lazy `?` or possessive `+`), or -1."""
+    if spec[j] == "{":
+        close = spec.find("}", j)
+        if close < 0:
+            return -1
+        j = close + 1
+    else:
+        j += 1
+    return j + 1 if spec[j:j + 1] in ("?", "+") else j
+
+
+def _runs(spec: str, i: int) -> list[list[str]] | None:
+    """Every run of literal items in the top-level sequence from `spec[i]`: each match holds one
+    string of each run (zero-width items and quantified ones end a run), or None when unsure."""
+    runs: list[list[str]] = []
+    run = [""]
+    while i < len(spec):
+        chars, j = _item(spec, i)
+        if j < 0 or j > len(spec):
+            return None
+        after = spec[j:j + 1]
+        if chars is None or after in ("?", "*", "{") or len(run) * len(chars) > _MAX:
+            runs.append(run)  # the item may be absent, or is not a literal: the run ends before it
+            run = [""]
+        else:
+            run = [r + ch for r in run for ch in chars]
+            if after == "+":  # more of it may follow: the run ends after one
+                runs.append(run)
+                run = [""]
+        if after in ("?", "*", "+", "{"):
+            j = _quantifier_end(spec, j)
+            if j < 0:
+                return None
+        i = j
+    return [*runs, run]
+
+
 def leads(spec: str) -> tuple[str, ...] | None:
-    """Literals (2+ chars each) of which every match of `spec` holds one, or None when unsure."""
-    if _FLAGS.search(spec) or spec.startswith("(?i"):
+    """Literals (2+ chars each) of which every match of `spec` holds one, or None when unsure.
+
+    Of the literal runs of the top-level sequence, the longest (then the one of fewest strings).
+    """
+    if _FLAGS.search(spec) or spec.startswith("(?i") or "(?#" in spec or "\\Q" in spec:
         return None
     alts = _alternatives(spec)
     if alts is None or len(alts) != 1:
         return None
-    i = 0
-    while spec.startswith("(", i):  # leading zero-width groups match no chars
-        j = _group_end(spec, i)
-        if j < 0 or not _zero_width(spec[i:j]) or spec[j:j + 1] in ("?", "*", "+", "{"):
-            break
-        i = j
-    run = [""]
-    while i < len(spec):
-        chars, j = _item(spec, i)
-        if chars is None or j < 0 or len(run) * len(chars) > _MAX:
-            break
-        after = spec[j:j + 1]
-        if after in ("?", "*", "{"):  # the item may be absent
-            break
-        run = [r + ch for r in run for ch in chars]
-        i = j
-        if after == "+":  # more of it may follow: the run stops here
-            break
-    if min(map(len, run)) < 2:
-        return None
-    return tuple(run)
+    runs = _runs(spec, 0)
+    best = max((r for r in runs or () if min(map(len, r)) >= 2), key=lambda r: (min(map(len, r)), -len(r)),
+               default=None)
+    return tuple(best) if best is not None else None
