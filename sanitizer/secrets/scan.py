@@ -121,7 +121,8 @@ def _anchored(sp: SecretPattern, text: str, low: str, hits: dict[str, list[int]]
     """
     for lit, _ in sp.anchors:
         if lit not in hits:
-            hits[lit] = [m.start() for m in _finder(lit).finditer(low)] if lit in low else []
+            # Until its finder is compiled, a literal the text lacks costs one `str` scan, no compile.
+            hits[lit] = [m.start() for m in _finder(lit).finditer(low)] if lit in _FINDERS or lit in low else []
     windows = sorted((i - reach, i) for lit, reach in sp.anchors for i in hits[lit])
     if windows:  # else no match, and the pattern need not be compiled
         yield from _prefilter.matches_in_windows(sp.pattern, text, windows)
