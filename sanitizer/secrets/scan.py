@@ -1,4 +1,4 @@
-"""Compiled patterns that find credentials, and one function that redacts them.
+"""Patterns that find credentials (each compiled when a run first needs it), and one function that redacts them.
 
 Every secret becomes `[REDACTED:<kind>:<fp>]` (for example `[REDACTED:github-token:3f9a]`), where
 `<fp>` is the first 4 hex digits of the sha256 of the secret: stable across runs, so a reader can
