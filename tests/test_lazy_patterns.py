@@ -136,3 +136,13 @@ def test_importing_the_package_leaves_hyperscan_for_the_first_large_run() -> Non
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=True,
                           env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"})
     assert done.stdout.split() == ["False", "False", "True"]
+
+
+def test_a_secret_pattern_still_takes_a_compiled_pattern() -> None:
+    from sanitizer.secrets.pattern import SecretPattern
+
+    compiled = regex.compile(r"ghp_[A-Za-z0-9]{30,}+")
+    sp = SecretPattern("github-token", compiled)
+    assert sp.compiled and sp.pattern is compiled and sp.spec == compiled.pattern and sp.leads == ("ghp_",)
+    lazy = SecretPattern("github-token", compiled.pattern)
+    assert not lazy.compiled and lazy.pattern.pattern == compiled.pattern and lazy.compiled

@@ -24,11 +24,12 @@ class SecretPattern:
 
     __slots__ = ("_compiled", "_leads", "anchors", "folded", "generic", "kind", "needs", "spec")
 
-    def __init__(self, kind: str, spec: str, folded: bool = False, anchors: tuple[tuple[str, int], ...] = (),
-                 needs: tuple[str, ...] = (), generic: bool = False) -> None:
+    def __init__(self, kind: str, spec: str | regex.Pattern[str], folded: bool = False,
+                 anchors: tuple[tuple[str, int], ...] = (), needs: tuple[str, ...] = (), generic: bool = False) -> None:
+        # A compiled pattern (what this took before it compiled lazily) is kept as it is.
+        self._compiled: regex.Pattern[str] | None = None if isinstance(spec, str) else spec
         self.kind, self.spec, self.folded, self.anchors, self.needs, self.generic = (
-            kind, spec, folded, anchors, needs, generic)
-        self._compiled: regex.Pattern[str] | None = None
+            kind, spec if isinstance(spec, str) else spec.pattern, folded, anchors, needs, generic)
         self._leads: tuple[str, ...] | None | bool = False  # False: not read yet
 
     @property
