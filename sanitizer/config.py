@@ -10,15 +10,13 @@ the file, the rule and the closest valid names.
 from __future__ import annotations
 
 import dataclasses
-import difflib
 import importlib.util
 import tomllib
 from dataclasses import dataclass, field
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from sanitizer.actions import Action, registry
+from sanitizer.actions import Action, builtins, registry
 from sanitizer.errors import ConfigError
 from sanitizer.model import KINDS, ROLES
 from sanitizer.textkit.tags import ALWAYS_PROTECTED
@@ -80,9 +78,14 @@ class Config:
 
 
 def _packs() -> Any:
-    """`sanitizer.packs` once installed (pyproject maps `rules/` there), else `rules/` of the checkout."""
-    installed = importlib.util.find_spec("sanitizer.packs") is not None
-    return resources.files("sanitizer.packs") if installed else resources.files("sanitizer").joinpath("..", "rules")
+    """`sanitizer.packs` once installed (pyproject maps `rules/` there), else `rules/` of the checkout.
+    A folder on disk is what `importlib.resources.files` gives, taken without its ~4 ms import."""
+    spec = importlib.util.find_spec("sanitizer.packs") or importlib.util.find_spec("sanitizer")
+    if spec.has_location and spec.origin and Path(spec.origin).is_file():
+        folder = Path(spec.origin).parent
+    else:  # a zip or another loader
+        folder = importlib.import_module("importlib.resources").files(spec.name)
+    return folder if spec.name == "sanitizer.packs" else folder.joinpath("..", "rules")
 
 
 def pack_names() -> list[str]:
@@ -103,6 +106,7 @@ def _pack_text(name: str) -> tuple[str, str]:
 
 
 def _did_you_mean(word: str, choices: list[str] | tuple[str, ...]) -> str:
+    import difflib  # only an error needs it
     close = difflib.get_close_matches(word, list(choices), n=3, cutoff=0.5)
     if close:
         return "; did you mean " + " or ".join(repr(c) for c in close) + "?"
@@ -119,25 +123,27 @@ def _parse(text: str, source: str) -> dict[str, Any]:
 def load(preset: str = "default", user: dict[str, Any] | None = None, user_source: str = "<config>",
          enable: tuple[str, ...] = (), disable: tuple[str, ...] = (), keep_recent: int | None = None) -> Config:
     """Resolve a preset, an optional user table on top of it, and command-line toggles."""
-    layers: list[tuple[dict[str, Any], str]] = []
-    if user is not None:
-        base = user.get("extends") or user.get("preset") or preset
-        layers.append((user, user_source))
-    else:
-        base = preset
+    layers: list[tuple[dict[str, Any], str]] = [] if user is None else [(user, user_source)]
+    base = preset if user is None else user.get("extends") or user.get("preset") or preset
     seen: list[str] = []
     while base is not None:
         if base in seen:
             raise ConfigError(f"{layers[-1][1]}: `extends` cycle: {' -> '.join(seen + [base])}")
         seen.append(base)
         text, source = _pack_text(base)
-        data = _parse(text, source)
-        layers.append((data, source))
+        layers.append((data := _parse(text, source), source))
         base = data.get("extends")
+    args = (layers, (user or {}).get("name") or preset, enable, disable, keep_recent)
     if not any(data.get("rule") for data, _ in layers) and not enable:
-        actions: dict[str, Action] = {}  # nothing to build: the identity copy needs no actions
-    else:
-        actions = registry()
+        return _resolve({}, *args)  # nothing to build: the identity copy needs no actions
+    try:  # a config that names only built-ins resolves the same without plugins, which are slow to list
+        return _resolve(builtins(), *args)
+    except ConfigError:  # a plugin action, or an error whose message lists the plugins too
+        return _resolve(registry(), *args)
+
+
+def _resolve(actions: dict[str, Action], layers: list[tuple[dict[str, Any], str]], config_name: str,
+             enable: tuple[str, ...], disable: tuple[str, ...], keep_recent: int | None) -> Config:
     rules: dict[str, dict[str, Any]] = {}
     order: list[str] | None = None
     settings = dict(SETTING_DEFAULTS)
@@ -178,7 +184,7 @@ def load(preset: str = "default", user: dict[str, Any] | None = None, user_sourc
         built.sort(key=lambda r: rank[r.action.name])
     if keep_recent is not None:
         settings["keep_recent"] = keep_recent
-    return Config(name=(user or {}).get("name") or preset, rules=tuple(built), keep_recent=settings["keep_recent"],
+    return Config(name=config_name, rules=tuple(built), keep_recent=settings["keep_recent"],
                   tail_tokens=settings["tail_tokens"], sources=tuple(s for _, s in reversed(layers)))
 
 
@@ -240,17 +246,11 @@ def _build(spec: dict[str, Any], actions: dict[str, Action]) -> Rule:
         raise ConfigError(f"{where}: scope: unknown value {scope!r}{_did_you_mean(scope, SCOPES)}")
     enabled = spec.get("enabled", True)
     _check_type(enabled, bool, where, "enabled")
-    return Rule(
-        name=name,
-        action=action,
-        options=options,
-        kinds=_strings(spec.get("kinds", list(action.kinds)), where, "kinds", KINDS),
-        scope=scope,
-        roles=_strings(spec.get("roles", []), where, "roles", ROLES),
-        tools=_strings(spec.get("tools", []), where, "tools"),
-        tags=_strings(spec.get("tags", []), where, "tags") if "tags" not in fields else (),
-        enabled=enabled,
-    )
+    return Rule(name=name, action=action, options=options, scope=scope, enabled=enabled,
+                kinds=_strings(spec.get("kinds", list(action.kinds)), where, "kinds", KINDS),
+                roles=_strings(spec.get("roles", []), where, "roles", ROLES),
+                tools=_strings(spec.get("tools", []), where, "tools"),
+                tags=_strings(spec.get("tags", []), where, "tags") if "tags" not in fields else ())
 
 
 def _coerce(value: Any, f: dataclasses.Field, where: str, key: str) -> Any:

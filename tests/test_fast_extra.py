@@ -38,6 +38,12 @@ FRAGMENTS = [*TRUE, *FALSE, " ", "\n", "\\n", "=", ":", '"', "'", "/", ".", "-",
              "token", "password", "key", "AKIA", "sk-", "gh", "xox", "://", "machine", "--", "@", "?", "&", "\x00"]
 
 
+@pytest.fixture(autouse=True)
+def _built(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The database built on the first text long enough (a run builds it after `BUILD_CHARS`)."""
+    monkeypatch.setattr(prefilter, "BUILD_CHARS", 0)
+
+
 def test_every_match_holds_its_anchors() -> None:
     """The derivation is sound on every example: each candidate's literal sits within its reach."""
     prefilter.gate("x" * prefilter.MIN_CHARS, secrets.PATTERNS)
@@ -112,3 +118,13 @@ def test_whole_runs_give_the_same_bytes_and_report(path: Path, monkeypatch: pyte
     fast, plain = both(monkeypatch, outputs, path)
     assert fast[0] == plain[0]
     assert fast[1] == plain[1]
+
+
+def test_the_database_waits_for_enough_text(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A small run never pays for building the database; a larger one builds it once."""
+    monkeypatch.setattr(prefilter, "BUILD_CHARS", 3 * prefilter.MIN_CHARS)
+    monkeypatch.setattr(prefilter, "_offered", 0)
+    monkeypatch.setattr(prefilter, "_CANDS", [])
+    monkeypatch.setattr(prefilter, "_DB", None)
+    text = "x" * prefilter.MIN_CHARS
+    assert [prefilter.gate(text, secrets.PATTERNS) is None for _ in range(4)] == [True, True, False, False]

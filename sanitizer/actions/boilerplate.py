@@ -27,12 +27,13 @@ from sanitizer.actions.base import Action, Change, Context, Doc
 from sanitizer.actions.tagged import protected_tags
 from sanitizer.model import Part
 from sanitizer.textkit import tags as _tags
+from sanitizer.textkit.lazy import lazy_pattern
 
 TAGS = ("system-reminder", "system_reminder", "environment_details", "environment_context", "user_instructions",
         "instructions", "claude_md", "agents_md")
-_SPACE = regex.compile(r"\s++")
-_PARAGRAPH_BREAK = regex.compile(r"\n[ \t]*+\n")
-_REFERENCE = regex.compile(r"\[same (?:text )?as message \d++\]")
+_SPACE = lazy_pattern(r"\s++")
+_PARAGRAPH_BREAK = lazy_pattern(r"\n[ \t]*+\n")
+_REFERENCE = lazy_pattern(r"\[same (?:text )?as message \d++\]")
 
 
 @dataclass(frozen=True, slots=True)

@@ -8,21 +8,20 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import regex
-
 from sanitizer.actions.base import Action, Change, Context, Doc
 from sanitizer.actions.text import non_negative, outside_protected
 from sanitizer.model import Part
+from sanitizer.textkit.lazy import lazy_pattern
 
 # --- collapse-code ----------------------------------------------------------------------------
 
-_OPEN_RE = regex.compile(r" {0,3}+(?<fence>`{3,}+|~{3,}+)(?<info>[^\n]*+)")
-_NOTE_RE = regex.compile(r"… \([0-9,]+ more lines(?:, [^)\n]*)?\)")
+_OPEN_RE = lazy_pattern(r" {0,3}+(?<fence>`{3,}+|~{3,}+)(?<info>[^\n]*+)")
+_NOTE_RE = lazy_pattern(r"… \([0-9,]+ more lines(?:, [^)\n]*)?\)")
 # Lines with a URL in the collapsed part stay (before the note, so the note still ends the block):
 # a link is a fact no first line restates.  Bounded: a count and a line length.
 URL_LINES = 8
 URL_LINE_CHARS = 300
-_URL = regex.compile(r"[A-Za-z][A-Za-z0-9+.-]{1,15}+://\S")
+_URL = lazy_pattern(r"[A-Za-z][A-Za-z0-9+.-]{1,15}+://\S")
 
 
 @dataclass(frozen=True, slots=True)

@@ -15,15 +15,14 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass
 
-import regex
-
 from sanitizer.actions.base import Action, Change, Context, Doc
 from sanitizer.digest.line import outcome
 from sanitizer.model import Message, Part, View
+from sanitizer.textkit.lazy import lazy_pattern
 from sanitizer.textkit.snippets import plural
 
 FOLDED = "[sub-agent turn folded]"
-_FOLD = regex.compile(r"\[sub-agent[^\n]*; its report is the result of (?:[^\s\]]++ )?call [^\s\]]++\]")
+_FOLD = lazy_pattern(r"\[sub-agent[^\n]*; its report is the result of (?:[^\s\]]++ )?call [^\s\]]++\]")
 _TOOL_NAMES = 6
 
 

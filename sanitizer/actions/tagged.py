@@ -19,6 +19,7 @@ from sanitizer.actions.base import Action, Change, Context, Doc
 from sanitizer.model import KINDS, Part
 from sanitizer.textkit import spans as _spans
 from sanitizer.textkit import tags as _tags
+from sanitizer.textkit.lazy import lazy_pattern
 from sanitizer.textkit.tags import ALWAYS_PROTECTED
 
 
@@ -174,7 +175,7 @@ def _replace_gaps(inner: str, keep: list[tuple[int, int]], replace: Callable[[st
 
 # --- strip-block ------------------------------------------------------------------------------
 
-STRIPPED_RE = regex.compile(r"\[removed ([0-9][0-9,]*) chars\]")
+STRIPPED_RE = lazy_pattern(r"\[removed ([0-9][0-9,]*) chars\]")
 
 
 @dataclass(frozen=True, slots=True)

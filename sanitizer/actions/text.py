@@ -20,6 +20,7 @@ from sanitizer.secrets.walk import redact_json_texts
 from sanitizer.textkit import spans as _spans
 from sanitizer.textkit import tags as _tags
 from sanitizer.textkit.images import image_placeholder_text, label_of
+from sanitizer.textkit.lazy import lazy_pattern
 
 
 def non_negative(**values: int) -> None:
@@ -90,7 +91,7 @@ REDACT_SECRETS = Action(
 
 # --- image-placeholder ------------------------------------------------------------------------
 
-DATA_URI_RE = regex.compile(
+DATA_URI_RE = lazy_pattern(
     r"data:(?<mime>[A-Za-z0-9.+-]++\\?/[A-Za-z0-9.+-]++)?+(?:;[A-Za-z0-9.+-]++=[^;,\s\"'\\]*+)*+"
     r";base64,(?<b64>(?:[A-Za-z0-9+=]|\\?/)++)"
 )
@@ -183,7 +184,7 @@ TRIM_TEXT = Action(
 
 # --- collapse-blank-lines ---------------------------------------------------------------------
 
-_BLANKS_RE = regex.compile(r"\r?\n(?:[ \t]*+\r?\n){2,}+")
+_BLANKS_RE = lazy_pattern(r"\r?\n(?:[ \t]*+\r?\n){2,}+")
 
 
 def _collapse_blanks(text: str) -> str:

@@ -14,8 +14,7 @@ import shlex
 from dataclasses import dataclass
 from typing import Any
 
-import regex
-
+from sanitizer.textkit.lazy import lazy_pattern
 from sanitizer.textkit.snippets import COMMAND_CHARS, clip, code, one_line, plural
 
 __all__ = ["VERBS", "CallInfo", "describe_call", "parse_args", "shell_text"]
@@ -63,8 +62,8 @@ _URL_KEYS = ("url", "uri", "href", "link")
 _QUERY_KEYS = ("query", "q", "search_query", "search_term", "prompt")
 _TASK_KEYS = ("description", "title", "task", "subject", "goal", "instruction", "instructions", "prompt", "message")
 
-_PATCH_FILE = regex.compile(r"(?m)^\*\*\* (?:Update|Add|Delete) File: ?(.+?)[ \t\r]*$|^\*\*\* Move to: ?(.+?)[ \t\r]*$")
-_DIFF_FILE = regex.compile(r"(?m)^\+\+\+ (?:b/)?(\S+)")
+_PATCH_FILE = lazy_pattern(r"(?m)^\*\*\* (?:Update|Add|Delete) File: ?(.+?)[ \t\r]*$|^\*\*\* Move to: ?(.+?)[ \t\r]*$")
+_DIFF_FILE = lazy_pattern(r"(?m)^\+\+\+ (?:b/)?(\S+)")
 _SHELLS = {"bash", "sh", "zsh", "dash", "ksh", "fish", "/bin/bash", "/bin/sh", "/bin/zsh", "/usr/bin/bash",
            "/usr/bin/env", "powershell", "pwsh", "powershell.exe", "cmd", "cmd.exe"}
 

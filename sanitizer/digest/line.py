@@ -10,10 +10,9 @@ from __future__ import annotations
 
 from typing import Any
 
-import regex
-
 from sanitizer.digest.calls import VERBS, describe_call
 from sanitizer.digest.outputs import Outcome, outcome_of
+from sanitizer.textkit.lazy import lazy_pattern
 from sanitizer.textkit.snippets import one_line
 
 
@@ -29,7 +28,7 @@ def digest_line(tool: str | None, args: Any, output: Any, is_error: bool | None 
     return f"[{one_line(info.tool)}] {info.phrase()} -> {result.summary()}"
 
 
-_DIGEST_RE = regex.compile(
+_DIGEST_RE = lazy_pattern(
     r"\[[^\]\n]{1,200}\] (?:" + "|".join(VERBS) + r")\b[^\n]* -> [^\n]*"
 )
 

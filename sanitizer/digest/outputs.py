@@ -14,6 +14,7 @@ import regex
 
 from sanitizer.textkit import evidence
 from sanitizer.textkit.keywords import KeywordPattern
+from sanitizer.textkit.lazy import lazy_pattern
 from sanitizer.textkit.snippets import clip, plural
 
 ERROR_CHARS = 160
@@ -70,28 +71,28 @@ class Outcome:
 # Outputs
 
 _EXIT_PATTERNS = (
-    regex.compile(r"<returncode>\s*(-?\d+)\s*</returncode>"),
-    regex.compile(r"\A\s*Exit code:?\s+(-?\d+)\b", regex.IGNORECASE),
-    regex.compile(r"^\[The command (?:completed|exited|failed|finished)?\s*with exit code (-?\d+)\b",
+    lazy_pattern(r"<returncode>\s*(-?\d+)\s*</returncode>"),
+    lazy_pattern(r"\A\s*Exit code:?\s+(-?\d+)\b", regex.IGNORECASE),
+    lazy_pattern(r"^\[The command (?:completed|exited|failed|finished)?\s*with exit code (-?\d+)\b",
                   regex.MULTILINE | regex.IGNORECASE),
 )
-_EXIT_LOOSE = regex.compile(r"\b(?:exit(?:ed with)? code|exit status|returncode|return code)[:=]?\s+`?(-?\d+)\b",
+_EXIT_LOOSE = lazy_pattern(r"\b(?:exit(?:ed with)? code|exit status|returncode|return code)[:=]?\s+`?(-?\d+)\b",
                             regex.IGNORECASE)
 # Every alternative starts with one of the literals: searched at `str.find` speed (`keywords`).
-_ERROR_TOKEN = KeywordPattern(regex.compile(
+_ERROR_TOKEN = KeywordPattern(lazy_pattern(
     r"Traceback \(most recent call last\)|(?:Error|Exception)\b|(?<!\w)(?:FAILED|ERROR)\b|"
     r"(?<!\w)(?:error|fatal|panic)(?:\[\w+\])?:|npm ERR!|<tool_use_error>"
 ), ("Traceback (most recent call last)", "Error", "Exception", "FAILED", "ERROR", "error", "fatal", "panic",
     "npm ERR!", "<tool_use_error>"))
-_FAILED_START = regex.compile(
+_FAILED_START = lazy_pattern(
     r"\A\s*(?:<tool_use_error>|Traceback \(most recent call last\)|(?:error|fatal|Error|ERROR|panic)(?:\[\w+\])?:|"
     r"tool call error|Command failed|failed in sandbox|\[Request interrupted)"
 )
-_EXCEPTION_LINE = regex.compile(r"(?m)^(?=\S)(?!Traceback|During handling|The above exception)[^\n]+")
-_EXIT_LINE = regex.compile(r"\s*Exit code:?\s+-?\d+\s*$", regex.IGNORECASE)
-_SPACES = regex.compile(r"\s+")
-_CONTROL = regex.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
-_TAGS = regex.compile(r"</?tool_use_error>")
+_EXCEPTION_LINE = lazy_pattern(r"(?m)^(?=\S)(?!Traceback|During handling|The above exception)[^\n]+")
+_EXIT_LINE = lazy_pattern(r"\s*Exit code:?\s+-?\d+\s*$", regex.IGNORECASE)
+_SPACES = lazy_pattern(r"\s+")
+_CONTROL = lazy_pattern(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+_TAGS = lazy_pattern(r"</?tool_use_error>")
 
 
 def decode_output(output: Any) -> Decoded:

@@ -16,8 +16,7 @@ nothing).
 
 from __future__ import annotations
 
-import regex
-
+from sanitizer.textkit.lazy import lazy_pattern
 from sanitizer.textkit.snippets import clip
 
 PLAN_KEYS = ("todos", "plan", "items", "tasks")
@@ -29,8 +28,8 @@ ITEM_CHARS = 60
 PatchSpan = tuple[int, int]
 _BEGIN = "*** Begin Patch"
 _END = "*** End Patch"
-_FILE_LINE = regex.compile(r"\*\*\* (?:Update|Add|Delete) File: |\*\*\* Move to: ")
-_OUTLINE = regex.compile(r"\[patch: \+\d++ -\d++ lines?\]")
+_FILE_LINE = lazy_pattern(r"\*\*\* (?:Update|Add|Delete) File: |\*\*\* Move to: ")
+_OUTLINE = lazy_pattern(r"\[patch: \+\d++ -\d++ lines?\]")
 
 
 def plan_items(value: object) -> list[tuple[str, str]] | None:

@@ -31,7 +31,6 @@ Versions and record kinds covered (files of Claude Code 1.0.x–2.1.39):
 
 from __future__ import annotations
 
-import uuid
 from collections import Counter
 from collections.abc import Iterator
 from typing import Any
@@ -48,7 +47,7 @@ from sanitizer.formats.base import (
 )
 from sanitizer.model import Document, Message, Part, Path, View
 
-_NS = uuid.UUID("6f1c2a57-2d1e-4d8e-9a51-5a11f17b0d6e")
+_NS = "6f1c2a57-2d1e-4d8e-9a51-5a11f17b0d6e"  # the uuid5 namespace of added records
 CONTEXT_KEYS = ("isSidechain", "userType", "cwd", "sessionId", "version", "gitBranch", "agentId", "slug")
 
 INJECTED_PREFIXES = ("<command-name>", "<command-message>", "<local-command-stdout>", "<local-command-stderr>",
@@ -129,7 +128,9 @@ def _context_keys(rec: Any) -> dict[str, Any]:
 
 def cc_uuid(*seeds: Any) -> str:
     """A stable uuid for a record sanitizer adds (the same input gives the same output)."""
-    return str(uuid.uuid5(_NS, "|".join(map(str, seeds))))
+    import uuid  # here: uuid (with platform) costs ~2.5 ms of a start, and few runs add records
+
+    return str(uuid.uuid5(uuid.UUID(_NS), "|".join(map(str, seeds))))
 
 
 class ClaudeCode(Adapter):

@@ -21,13 +21,12 @@ from __future__ import annotations
 
 import json
 
-import regex
-
 from sanitizer.model import Message, Part, View
+from sanitizer.textkit.lazy import lazy_pattern
 
-HEADER = regex.compile(r"\[([a-z][a-z0-9_]*+)((?: (?:for|to|in) '[^\n]*')?)\] Result:")
-_TARGET = regex.compile(r" (?:for|to) '(.*)' in '(.*)'|(?: (?:for|to|in) '(.*)')?")
-_PERSON = regex.compile(r"<(?:feedback|answer|user_message)>|The user (?:provided|has provided|denied|approved)")
+HEADER = lazy_pattern(r"\[([a-z][a-z0-9_]*+)((?: (?:for|to|in) '[^\n]*')?)\] Result:")
+_TARGET = lazy_pattern(r" (?:for|to) '(.*)' in '(.*)'|(?: (?:for|to|in) '(.*)')?")
+_PERSON = lazy_pattern(r"<(?:feedback|answer|user_message)>|The user (?:provided|has provided|denied|approved)")
 _FAILED = "The tool execution failed with the following error:"
 _ENV = "<environment_details>"
 # Tools whose result is a person's reply, not an output.

@@ -18,15 +18,17 @@
 from __future__ import annotations
 
 import json
-import sqlite3
 from collections.abc import Iterator
 from pathlib import Path as FilePath
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sanitizer.errors import StateDbError
 from sanitizer.formats.base import live_records, message_list, sample
 from sanitizer.formats.openai_chat import ChatMessages, chat_score, looks_like_chat_message, read_chat_message
 from sanitizer.model import Document, Part, View
+
+if TYPE_CHECKING:
+    import sqlite3
 
 CONTENT_JSON_PREFIX = "\x00json:"
 SESSION_KEYS = ("session_id", "session_start", "platform", "last_updated")
@@ -115,6 +117,8 @@ def read_state_db(path: str | FilePath, session_id: str) -> list[dict[str, Any]]
     path = FilePath(path)
     if not path.is_file():
         raise StateDbError(f"{path}: no such database file")
+    import sqlite3  # here: only a state.db needs it (~3 ms of every start otherwise)
+
     try:
         conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
     except sqlite3.Error as exc:

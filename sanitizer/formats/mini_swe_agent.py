@@ -40,8 +40,9 @@ import regex
 from sanitizer.formats.base import mark_output, message_list, string_leaves
 from sanitizer.formats.openai_chat import ChatMessages, chat_score, looks_like_chat_message, read_chat_message
 from sanitizer.model import Document, Part, Path, View
+from sanitizer.textkit.lazy import lazy_pattern
 
-COMMAND_BLOCK = regex.compile(r"```(?:mswea_bash_command|bash)[ \t]*\r?\n(.*?)\r?\n?```", regex.DOTALL)
+COMMAND_BLOCK = lazy_pattern(r"```(?:mswea_bash_command|bash)[ \t]*\r?\n(.*?)\r?\n?```", regex.DOTALL)
 RETURNCODE = "<returncode>"
 REJECTED = "Command not executed."  # interactive mode: the person rejected the command, with a message
 

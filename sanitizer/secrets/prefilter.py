@@ -11,6 +11,8 @@ and without hyperscan installed (or with `SANITIZER_PLAIN=1`) the plain scan run
 
 from __future__ import annotations
 
+import functools
+import importlib.util
 import os
 import re
 import re._constants as _c
@@ -19,29 +21,30 @@ import warnings
 from collections.abc import Iterator, Sequence
 from typing import Any
 
-try:
-    import hyperscan as _hs
-except ImportError:  # the plain path: the `[fast]` extra is not installed
-    _hs = None
-
 __all__ = ["ENABLED", "Gate", "anchors_of", "available", "gate"]
 
+_hs: Any = None  # the hyperscan module, imported when the database is first built
 _UNBOUNDED = _c.MAXREPEAT
 # Below this many chars, the pass costs more than the pattern scans it can skip.
 MIN_CHARS = 2048
+# Building the database (every anchor derived, then compiled) costs ~17 ms, which the pass pays
+# back only over about half a megabyte of text: it is built once the run has offered this many.
+BUILD_CHARS = 1 << 19
+_offered = 0
 # A literal found more often than this in a text: the pattern scans the whole text instead of
 # being tried next to each occurrence (the same matches, fewer Python-level calls).
 _MAX_WINDOWS = 64
 # `regex`-only syntax that `re` reads differently: a pattern holding it gets no anchors.
 _REGEX_ONLY = re.compile(r"\\[pPXNKGLQEV]|\(\?[Vw]|\(\?\||\[\[")
 
-ENABLED: bool = _hs is not None and not os.environ.get("SANITIZER_PLAIN")
-"""True when hyperscan is importable and `SANITIZER_PLAIN` is not set: `redact` uses the gate."""
-
-
+@functools.cache
 def available() -> bool:
-    """True when the `[fast]` extra (hyperscan) is importable, whether or not it is switched on."""
-    return _hs is not None
+    """True when the `[fast]` extra (hyperscan) is installed, whether or not it is switched on."""
+    return importlib.util.find_spec("hyperscan") is not None
+
+
+ENABLED: bool = not os.environ.get("SANITIZER_PLAIN") and available()
+"""True when hyperscan is installed and `SANITIZER_PLAIN` is not set: `redact` uses the gate."""
 
 
 def _items(seq: Any) -> list[tuple[Any, Any]]:
@@ -157,6 +160,10 @@ class Gate:
         self.present = present
         self.ascii = text.isascii()
 
+    def absent(self, index: int) -> bool:
+        """True when pattern `index` is gated and one of its candidates is absent: no match."""
+        return bool(_CANDS[index]) and not all(any(i in self.present for i in ids) for ids in _IDS[index])
+
     def finditer(self, index: int, pattern: Any) -> Iterator[Any] | None:
         """`pattern.finditer(text)` for pattern `index`: no matches when one of its candidates is
         absent, matches tried next to the best candidate's literals, or None when not gated."""
@@ -205,14 +212,20 @@ _DB: Any = None
 def _build(patterns: Sequence[Any]) -> None:
     """Derive every pattern's candidates and compile the database (built in locals, published
     at the end, so a thread that races here only builds the same thing twice)."""
-    global _CANDS, _IDS, _BEST, _DB
+    global _CANDS, _IDS, _BEST, _DB, _hs, ENABLED
+    try:
+        import hyperscan
+    except ImportError:  # installed but broken: the plain way, as without the extra
+        ENABLED = False
+        return
+    _hs = hyperscan
     literals: dict[str, int] = {}
     cands_of: list[tuple[Candidate, ...]] = []
     ids_of: list[tuple[tuple[int, ...], ...]] = []
     best_of: list[Candidate] = []
     for sp in patterns:
-        # `regex.IGNORECASE` given as a flag rather than inline: no literal holds.
-        cands = () if sp.folded or sp.pattern.flags & 0x2 else anchors_of(sp.pattern.pattern)
+        # From the spec, without compiling: `anchors_of` gives none to a spec with a flag past its start.
+        cands = () if sp.folded else anchors_of(sp.spec)
         cands_of.append(cands)
         best_of.append(max(cands, key=_rank) if cands else ((), _UNBOUNDED))
         ids_of.append(tuple(tuple(literals.setdefault(lit, len(literals)) for lit in lits) for lits, _ in cands))
@@ -226,12 +239,17 @@ def _build(patterns: Sequence[Any]) -> None:
 
 
 def gate(text: str, patterns: Sequence[Any]) -> Gate | None:
-    """The gate for `text`, or None (scan the plain way) when the fast path is off or busy."""
+    """The gate for `text`, or None (scan the plain way) when the fast path is off or busy, or
+    the run has not yet offered `BUILD_CHARS` (the same result either way)."""
+    global _offered
     if not ENABLED or len(text) < MIN_CHARS:
         return None
     if not _CANDS:
+        _offered += len(text)
+        if _offered < BUILD_CHARS:
+            return None
         _build(patterns)
-    if _DB is None:
+    if _DB is None or not _CANDS:
         return None
     present: set[int] = set()
 

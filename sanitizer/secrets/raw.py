@@ -17,9 +17,10 @@ import regex
 
 from sanitizer.model import Damaged, Document, Problem
 from sanitizer.secrets import scan as _secrets
+from sanitizer.textkit.lazy import lazy_pattern
 
 # A JSON string literal (the last one of a damaged line may be unterminated).
-_STRING = regex.compile(r'"(?:[^"\\]|\\.)*+"?', regex.S)
+_STRING = lazy_pattern(r'"(?:[^"\\]|\\.)*+"?', regex.S)
 
 
 def strings(node: Any, out: list[str]) -> None:

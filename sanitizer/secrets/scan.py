@@ -1,4 +1,4 @@
-"""Compiled patterns that find credentials, and one function that redacts them.
+"""Patterns that find credentials (each compiled when a run first needs it), and one function that redacts them.
 
 Every secret becomes `[REDACTED:<kind>:<fp>]` (for example `[REDACTED:github-token:3f9a]`), where
 `<fp>` is the first 4 hex digits of the sha256 of the secret: stable across runs, so a reader can
@@ -20,14 +20,15 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
 
 import regex
 
 from sanitizer.secrets import prefilter as _prefilter
 from sanitizer.secrets.kinds import Example, Kind
 from sanitizer.secrets.named import KEY_BLOCKS, NAMED
+from sanitizer.secrets.pattern import SecretPattern
 from sanitizer.secrets.providers import PROVIDERS
+from sanitizer.textkit.lazy import lazy_pattern
 
 __all__ = ["KINDS", "PATTERNS", "REDACTED_RE", "Example", "Kind", "SecretPattern", "redact", "redact_many",
            "redaction"]
@@ -35,7 +36,7 @@ __all__ = ["KINDS", "PATTERNS", "REDACTED_RE", "Example", "Kind", "SecretPattern
 KINDS: tuple[Kind, ...] = (*KEY_BLOCKS, *PROVIDERS, *NAMED)
 """Every supported kind, in the order its pattern runs (key blocks, provider tokens, named values)."""
 
-REDACTED_RE = regex.compile(r"\[REDACTED:[a-z0-9-]++(?::[0-9a-f]{4})?\]")
+REDACTED_RE = lazy_pattern(r"\[REDACTED:[a-z0-9-]++(?::[0-9a-f]{4})?\]")
 
 
 def fingerprint(value: str) -> str:
@@ -48,25 +49,6 @@ def redaction(kind: str, value: str) -> str:
     return f"[REDACTED:{kind}:{fingerprint(value)}]"
 
 
-@dataclass(frozen=True, slots=True)
-class SecretPattern:
-    """`pattern` matches a secret; group `value` (when present) is the part replaced.
-
-    `anchors`: for a pattern that ignores case (slow to scan: `regex` tries it at every position),
-    (literal, reach) pairs; every match holds a `_FINDERS[literal]` match that starts at most
-    `reach` chars after its own start, so the pattern is tried only there (`_anchored`).
-    `needs`: the pattern runs only on a text holding one of these literals.  `generic`: a
-    free-form value, which is no secret when it is a file path.
-    """
-
-    kind: str
-    pattern: regex.Pattern[str]
-    folded: bool = False
-    anchors: tuple[tuple[str, int], ...] = ()
-    needs: tuple[str, ...] = ()
-    generic: bool = False
-
-
 # (literal, reach) for the case-ignoring patterns: every match holds one literal, at most `reach`
 # chars after the match start, followed by what `_FOLLOWS[literal]` matches (for the two name
 # alternations, the union over the names of both patterns, so one scan per literal serves both).
@@ -75,19 +57,19 @@ _SEP = r"(?:\\*+[\"'])?+\s*+[=:]"
 _FOLLOWS = {"token": _SEP, "key": _SEP, "secret": _SEP, "passw": "(?:or)?d" + _SEP, "pass": _SEP, "pwd": _SEP,
             "sig": "(?:nature)?=", "credential": "s?" + _SEP, "access": "_?key", "authorization": _SEP}
 # Run on `_ascii_lower(text)`, where case-sensitive lower-case literals find what `(?i)` finds in text.
-_FINDERS = {lit: regex.compile(regex.escape(lit) + then) for lit, then in _FOLLOWS.items()}
+_FINDERS: dict[str, regex.Pattern[str]] = {}  # compiled on first use by `_finder`
 # The only non-ASCII characters that `(?i)` matches to an ASCII letter (`İ` → i, `ſ` → s, Kelvin
 # sign → k), which `_ascii_lower` leaves as they are: a text holding one is scanned the plain way.
 _FOLD_TRAPS = ("\u0130", "\u017f", "\u212a")
 
 # A value holding one of these is a placeholder or a masked value, not a secret.
-_PLACEHOLDER = regex.compile(r"xxxx|XXXX|\*\*\*|\.\.\.|…|<[^>]*+>|\$\{|\{\{"
+_PLACEHOLDER = lazy_pattern(r"xxxx|XXXX|\*\*\*|\.\.\.|…|<[^>]*+>|\$\{|\{\{"
                              r"|(?i:example|placeholder|change_?me|your[_-]|_here(?![a-z])|dummy|redacted"
                              r"|replace[_-]?me|insert[_-]?(?:your|key|token))")
 # A free-form value that is one of these words (after a `user:`) or reads an environment variable.
-_PLACEHOLDER_WORD = regex.compile(r"(?i)(?:[^:]*+:)?+(?:password|passwd|pass|secret|token)"
+_PLACEHOLDER_WORD = lazy_pattern(r"(?i)(?:[^:]*+:)?+(?:password|passwd|pass|secret|token)"
                                   r"|(?:process\.env|os\.environ|env)\.[A-Za-z_].*+")
-_PATH = regex.compile(r"(?:~|\.{1,2})?/?+(?:[\w.-]++/)++[\w.-]*?\.[A-Za-z][A-Za-z0-9]{0,7}(?::[0-9]++)*+"
+_PATH = lazy_pattern(r"(?:~|\.{1,2})?/?+(?:[\w.-]++/)++[\w.-]*?\.[A-Za-z][A-Za-z0-9]{0,7}(?::[0-9]++)*+"
                       r"|(?:~|\.{1,2})/[\w./-]++")
 _NO_PLACEHOLDER_CHECK = frozenset({"private-key"})
 
@@ -121,7 +103,7 @@ def _patterns(kind: Kind) -> Iterator[SecretPattern]:
         folded = spec.startswith("(?i)")
         assert not folded or kind.anchors, f"{kind.name}: a case-ignoring pattern needs anchors"
         assert all(lit in _FOLLOWS for lit, _ in kind.anchors), f"{kind.name}: an anchor without a finder"
-        yield SecretPattern(kind.name, regex.compile(spec), folded, kind.anchors if folded else (), kind.needs,
+        yield SecretPattern(kind.name, spec, folded, kind.anchors if folded else (), kind.needs,
                             kind.generic)
 
 
@@ -139,9 +121,30 @@ def _anchored(sp: SecretPattern, text: str, low: str, hits: dict[str, list[int]]
     """
     for lit, _ in sp.anchors:
         if lit not in hits:
-            hits[lit] = [m.start() for m in _FINDERS[lit].finditer(low)]
+            # Until its finder is compiled, a literal the text lacks costs one `str` scan, no compile.
+            hits[lit] = [m.start() for m in _finder(lit).finditer(low)] if lit in _FINDERS or lit in low else []
     windows = sorted((i - reach, i) for lit, reach in sp.anchors for i in hits[lit])
-    yield from _prefilter.matches_in_windows(sp.pattern, text, windows)
+    if windows:  # else no match, and the pattern need not be compiled
+        yield from _prefilter.matches_in_windows(sp.pattern, text, windows)
+
+
+def _finder(lit: str) -> regex.Pattern[str]:
+    finder = _FINDERS.get(lit)
+    if finder is None:
+        finder = _FINDERS[lit] = regex.compile(regex.escape(lit) + _FOLLOWS[lit])
+    return finder
+
+
+# `str.find` on UCS-2 text runs at about 1 GB/s, slower than `regex` scanning for a literal: the
+# leads are checked only while a check costs less than compiling the pattern (~0.4 ms).
+_LEAD_CHECK_CHARS = 1 << 18
+
+
+def _lacks_leads(sp: SecretPattern, text: str) -> bool:
+    """True when `text` holds none of the pattern's leads (so it holds no match)."""
+    leads = sp.leads
+    return (leads is not None and len(text) * len(leads) <= _LEAD_CHECK_CHARS
+            and not any(lit in text for lit in leads))
 
 
 def redact(text: str, *, fast: bool = True) -> tuple[str, list[str]]:
@@ -168,6 +171,7 @@ def _redact_once(text: str, fast: bool) -> tuple[str, list[str], bool]:
     rescan = False
     low: str | None = None
     hits: dict[str, list[int]] = {}
+    gated = fast  # `fast` turns off below for the folded patterns only
     # The `[fast]` extra: one pass finds which patterns can match (the same result, see prefilter).
     gate = _prefilter.gate(text, PATTERNS) if fast and _prefilter.ENABLED else None
     for index, sp in enumerate(PATTERNS):
@@ -180,13 +184,21 @@ def _redact_once(text: str, fast: bool) -> tuple[str, list[str], bool]:
             use_low = fast
         if sp.needs and not any(n in text for n in sp.needs):
             continue
-        found = gate.finditer(index, sp.pattern) if gate is not None and not sp.folded else None
+        found = None
+        if gate is not None and not sp.folded:
+            if sp._compiled is None and gate.absent(index):
+                continue  # no match, and no need to compile the pattern to know it
+            found = gate.finditer(index, sp.pattern)
         if found is None:
+            if gated and sp._compiled is None and _lacks_leads(sp, text):
+                continue  # likewise, from the leads
             found = _anchored(sp, text, low, hits) if use_low else sp.pattern.finditer(text)  # type: ignore[arg-type]
         pieces: list[str] = []
         pos = 0
-        has_value = "value" in sp.pattern.groupindex
+        has_value: bool | None = None
         for m in found:
+            if has_value is None:
+                has_value = "value" in sp.pattern.groupindex
             s, e = m.span("value") if has_value else (-1, -1)
             if s < 0:  # no `value` group, or not in the branch that matched: the whole match
                 s, e = m.span()

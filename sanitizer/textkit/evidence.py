@@ -24,6 +24,7 @@ from dataclasses import dataclass
 import regex
 
 from sanitizer.textkit.keywords import KeywordPattern, Scanner
+from sanitizer.textkit.lazy import lazy_pattern
 
 LINE_CHARS = 160
 LIMIT = 5
@@ -32,8 +33,8 @@ _LITERALS = ("Error", "error", "ERROR", "Exception", "FAILED", "fatal", "panic",
              "Exit", "status", "assert", "Traceback", "** (")
 # Any occurrence of a literal marks its line as a candidate: every line the patterns below accept
 # holds one of the literals.
-_FIND = KeywordPattern(regex.compile("|".join(regex.escape(x) for x in _LITERALS)), _LITERALS)
-_LINE = regex.compile(
+_FIND = KeywordPattern(lazy_pattern("|".join(regex.escape(x) for x in _LITERALS)), _LITERALS)
+_LINE = lazy_pattern(
     r"[ \t>|+]*+(?:"
     r"(?:E[ \t]++)?[\w.]{0,80}?(?:Error|Exception)(?::|[ \t]*+$)|"
     r"E[ \t]++assert\b|"
@@ -45,20 +46,20 @@ _LINE = regex.compile(
     r"[\w./\\~-]++(?::\d++(?::\d++)?:|\(\d++(?:,\d++)?\):)[ \t]*+(?:fatal )?(?:error|Error)\b"
     r")"
 )
-_INSIDE = regex.compile(
+_INSIDE = lazy_pattern(
     r"(?<![\w.])(?<!except )(?<!raise )(?<!class )[A-Z][\w.]{0,60}?(?:Error|Exception): \S|"
     r"(?i:\bexit(?:ed)?(?: with)? (?:code|status)|\breturn(?:ed)? code|\bexit status)[ :=]*+(?:[1-9]|-\d)|"
     r"\*\*\* \[[^\]\n]*+\] Error \d"
 )
 # The status line a harness writes (`Exit code 1`) is read by the exit-code parser, not quoted.
-_STATUS = regex.compile(r"[ \t]*+(?:Exit code:?[ \t]++-?\d++|\[[^\]\n]*?exit code -?\d++\.?\])[ \t]*+$",
+_STATUS = lazy_pattern(r"[ \t]*+(?:Exit code:?[ \t]++-?\d++|\[[^\]\n]*?exit code -?\d++\.?\])[ \t]*+$",
                         regex.IGNORECASE)
 _TRACEBACK = "Traceback (most recent call last)"
 # A terminal colour/cursor escape (CSI): error lines are compared and quoted without them.
-ANSI_CSI = regex.compile(r"\x1b\[[0-9;?]*+[ -/]*+[@-~]")
-_NOISE = regex.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]|</?tool_use_error>")
-_SPACES = regex.compile(r"\s++")
-_PREFIX = regex.compile(r"^(?:[+>|] ?)?E (?=\S)")
+ANSI_CSI = lazy_pattern(r"\x1b\[[0-9;?]*+[ -/]*+[@-~]")
+_NOISE = lazy_pattern(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]|</?tool_use_error>")
+_SPACES = lazy_pattern(r"\s++")
+_PREFIX = lazy_pattern(r"^(?:[+>|] ?)?E (?=\S)")
 
 
 @dataclass(frozen=True, slots=True)

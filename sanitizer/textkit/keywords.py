@@ -16,12 +16,14 @@ from dataclasses import dataclass
 
 import regex
 
+from sanitizer.textkit.lazy import LazyPattern
+
 
 @dataclass(frozen=True, slots=True)
 class KeywordPattern:
     """`pattern` (case-sensitive), and literals one of which starts every match of it."""
 
-    pattern: regex.Pattern[str]
+    pattern: regex.Pattern[str] | LazyPattern
     literals: tuple[str, ...]
 
     def search(self, text: str, pos: int = 0, endpos: int | None = None) -> regex.Match[str] | None:

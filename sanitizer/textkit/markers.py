@@ -14,9 +14,11 @@ from contextvars import ContextVar
 
 import regex
 
+from sanitizer.textkit.lazy import lazy_pattern
+
 # A marker may carry the id of its recoverable cut (`…[trimmed 12,345 chars · c17]…`, `--cuts`).
-MARKER_RE = regex.compile(r"…\[trimmed ([0-9][0-9,]*) chars(?: · (c[0-9]+))?\]…")
-_ID_TAIL_RE = regex.compile(r" · c[0-9]++(?=\]?\Z)")
+MARKER_RE = lazy_pattern(r"…\[trimmed ([0-9][0-9,]*) chars(?: · (c[0-9]+))?\]…")
+_ID_TAIL_RE = lazy_pattern(r" · c[0-9]++(?=\]?\Z)")
 # Digits of the largest cut id of the run under way (0: no ids).  Set only by `ids_of_width`,
 # around one run, so a cut knows what its id will cost before it is made.
 _ID_WIDTH: ContextVar[int] = ContextVar("cut_id_width", default=0)

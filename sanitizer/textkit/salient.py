@@ -14,6 +14,7 @@ import bisect
 import regex
 
 from sanitizer.textkit.keywords import KeywordPattern, Scanner
+from sanitizer.textkit.lazy import lazy_pattern
 
 SALIENT_LINES = 24
 SALIENT_CHARS = 4000
@@ -27,13 +28,13 @@ _URL_LITERALS = ("://",)
 _CUE_LITERALS = ("must", "Must", "MUST", "never", "Never", "NEVER", "always", "Always", "ALWAYS", "don't", "Don't",
                  "do not", "Do not", "DO NOT", "make sure", "Make sure", "prefer", "Prefer", "only", "Only", "avoid",
                  "Avoid", "ensure", "Ensure")
-_URL = KeywordPattern(regex.compile("://"), _URL_LITERALS)
-_URL_RE = regex.compile(r"[A-Za-z][A-Za-z0-9+.-]{1,15}+://[^\s<>\"'`…]++")
+_URL = KeywordPattern(lazy_pattern("://"), _URL_LITERALS)
+_URL_RE = lazy_pattern(r"[A-Za-z][A-Za-z0-9+.-]{1,15}+://[^\s<>\"'`…]++")
 _CUES = KeywordPattern(
-    regex.compile(r"(?<![A-Za-z])(?:" + "|".join(regex.escape(c) for c in _CUE_LITERALS) + r")(?![A-Za-z])"),
+    lazy_pattern(r"(?<![A-Za-z])(?:" + "|".join(regex.escape(c) for c in _CUE_LITERALS) + r")(?![A-Za-z])"),
     _CUE_LITERALS,
 )
-_SENTENCE_END = regex.compile(r"[.!?](?=\s)|\n")
+_SENTENCE_END = lazy_pattern(r"[.!?](?=\s)|\n")
 
 
 def middle_lines(text: str, h: int, p: int, protected: list[tuple[int, int]], *, cues: bool,

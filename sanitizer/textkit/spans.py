@@ -38,6 +38,7 @@ import regex
 
 from sanitizer.textkit import tags as _tags
 from sanitizer.textkit.keywords import KeywordPattern, Scanner
+from sanitizer.textkit.lazy import lazy_pattern
 from sanitizer.textkit.markers import MARKER_RE, has_marker, id_cost, marker, marker_count
 from sanitizer.textkit.salient import SALIENT_LINES, SALIENT_MIN_MIDDLE, middle_lines
 from sanitizer.textkit.tags import ALWAYS_PROTECTED
@@ -47,10 +48,10 @@ __all__ = ["MARKER_RE", "cut_middle", "has_marker", "marker", "marker_count", "s
 MAX_SPAN = 1000
 
 ERROR_WORDS = ("Error", "Exception", "Traceback", "FAILED", "exit code")
-ERROR = KeywordPattern(regex.compile("|".join(ERROR_WORDS)), ERROR_WORDS)
+ERROR = KeywordPattern(lazy_pattern("|".join(ERROR_WORDS)), ERROR_WORDS)
 
 # Spans a cut point must not fall into.  No class accepts "…", so no span runs into a marker.
-_ATOMIC_RE = regex.compile(
+_ATOMIC_RE = lazy_pattern(
     r"""
       …\[trimmed\ [0-9][0-9,]*\ chars(?:\ ·\ c[0-9]+)?\]…                # an existing marker
     | (?<![A-Za-z0-9+.-])[A-Za-z][A-Za-z0-9+.-]{1,15}+://[^\s<>"'`…]++    # URL
@@ -65,9 +66,9 @@ _ATOMIC_RE = regex.compile(
     regex.VERBOSE,
 )
 _TAG = r"</?[A-Za-z][\w:.-]{0,64}+(?:\s[^<>…]{0,500}+)?>"
-_TAG_RE = regex.compile(_TAG)
+_TAG_RE = lazy_pattern(_TAG)
 _TAG_REACH = 600  # a tag is at most 1 + 65 + 501 + 1 chars long
-_CLUSTER_RE = regex.compile(r"\X")
+_CLUSTER_RE = lazy_pattern(r"\X")
 _MAX_STEPS = 64
 
 

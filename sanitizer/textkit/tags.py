@@ -26,12 +26,12 @@ import re
 from collections.abc import Collection, Iterable
 from typing import NamedTuple
 
-import regex
+from sanitizer.textkit.lazy import lazy_pattern
 
 MAX_TAG_CHARS = 2048
 
 # The rest of a tag after its name: attributes (quoted values may hold `>`), then `>`.
-_TAG_TAIL = regex.compile(r"""(?:[^>"']|"[^"]{0,1024}+"|'[^']{0,1024}+'){0,2000}+>""")
+_TAG_TAIL = lazy_pattern(r"""(?:[^>"']|"[^"]{0,1024}+"|'[^']{0,1024}+'){0,2000}+>""")
 
 # The tag whose blocks are protected whatever the config (`keep-tag` rules add more names).
 ALWAYS_PROTECTED = frozenset({"key_info"})
