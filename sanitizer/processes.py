@@ -17,6 +17,7 @@ The registries below are per process and hold only live resources (pools, tempor
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import ctypes
 import os
@@ -25,8 +26,10 @@ import sys
 import threading
 import time
 from collections.abc import Iterator
-from concurrent.futures import ProcessPoolExecutor
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from concurrent.futures import ProcessPoolExecutor
 
 _pools: set[ProcessPoolExecutor] = set()
 _temps: set[str] = set()
@@ -104,6 +107,12 @@ def fork_context():  # noqa: ANN201 - a multiprocessing context
     return multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods() else None)
 
 
+def in_daemon() -> bool:
+    """True in a daemon process of multiprocessing (which can start no processes of its own)."""
+    mp = sys.modules.get("multiprocessing")  # not imported: not a multiprocessing child either
+    return mp is not None and mp.current_process().daemon
+
+
 def default_threads() -> int:
     """Processes worth running for CPU work here: the usable cores, at most 4."""
     return max(1, min(4, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1))
@@ -112,10 +121,25 @@ def default_threads() -> int:
 def new_pool(workers: int, *, mp_context: Any = None, initializer: Any = None,
              initargs: tuple[Any, ...] = ()) -> ProcessPoolExecutor:
     """A ProcessPoolExecutor whose workers follow the rules above."""
+    from concurrent.futures import ProcessPoolExecutor  # here: its import is 20 ms of every start
+
     pool = ProcessPoolExecutor(workers, mp_context=mp_context, initializer=child_init,
                                initargs=(os.getpid(), _in_main_thread(), initializer, *initargs))
+    if not _pools_closed_at_exit:
+        # Registered after concurrent.futures' own exit hook, so it runs before the modules are torn
+        # down: a pool still open then would be collected with its module half gone (a warning).
+        _pools_closed_at_exit.append(atexit.register(_close_all))
     _pools.add(pool)
     return pool
+
+
+_pools_closed_at_exit: list[object] = []
+
+
+def _close_all() -> None:
+    for pool in list(_pools):
+        with contextlib.suppress(Exception):
+            close_pool(pool)
 
 
 def _in_main_thread() -> bool:

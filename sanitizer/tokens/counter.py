@@ -20,7 +20,6 @@ Counting is exact and linear in the text length:
 
 from __future__ import annotations
 
-import multiprocessing
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
@@ -30,7 +29,7 @@ if TYPE_CHECKING:
     import tiktoken
 
 from sanitizer import processes
-from sanitizer.processes import default_threads, fork_context
+from sanitizer.processes import default_threads, fork_context, in_daemon
 from sanitizer.tokens import short
 from sanitizer.tokens.encodings import (
     DEFAULT_ENCODING,
@@ -202,7 +201,7 @@ class TokenCounter:
         Forking later, with a big document loaded, copies the page tables of all of it, and then
         every page this process writes to; on a 47 MB session that was a quarter of a second.
         """
-        if self.threads > 1 and self._pool is None and not multiprocessing.current_process().daemon:
+        if self.threads > 1 and self._pool is None and not in_daemon():
             self._pool = processes.new_pool(self.threads, mp_context=fork_context())
             self._pool.submit(int).result()  # the first job starts the workers
 
@@ -210,7 +209,7 @@ class TokenCounter:
         """Consecutive groups of `pieces` of about equal size, two per process."""
         total = sum(map(len, pieces))
         least = PARALLEL_MIN_CHARS if self._pool is None else WARM_PARALLEL_MIN_CHARS
-        if self.threads == 1 or total < least or multiprocessing.current_process().daemon:
+        if self.threads == 1 or total < least or in_daemon():
             return [pieces]
         target = max(least // 4, total // (self.threads * 2))
         groups: list[list[str]] = [[]]

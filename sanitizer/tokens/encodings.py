@@ -101,8 +101,8 @@ def get_encoding(name: str = DEFAULT_ENCODING) -> tiktoken.Encoding:
 
 def check_name(name: str) -> None:
     """Raise EncodingError at once for a name tiktoken does not know (no file is read)."""
-    if name in _slots:
-        return
+    if name in _slots or (name == _ranks.NAME and _ranks.bundled_file() is not None):
+        return  # (the bundled default is known without importing tiktoken)
     try:
         known = _tiktoken().list_encoding_names()
     except EncodingError:
