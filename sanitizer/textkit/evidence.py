@@ -88,26 +88,46 @@ def is_error_line(line: str) -> bool:
     return _LINE.match(line) is not None or _INSIDE.search(line) is not None
 
 
+# What a candidate line says: its cleaned quote, "" (no evidence) or `_TRACEBACK_LINE`.  Logs
+# repeat their error lines (a PowerShell session: 3,565 candidates, 101 distinct), so each
+# distinct line is judged once; the memo is bounded and the verdict depends on the line alone.
+_TRACEBACK_LINE = "\n"  # never a cleaned line (those hold no line break)
+_VERDICTS_MAX = 1 << 14
+_verdicts: dict[str, str] = {}
+
+
+def _verdict(line: str) -> str:
+    if "\x1b" in line:
+        line = ANSI_CSI.sub("", line)
+    if _TRACEBACK in line:
+        return _TRACEBACK_LINE
+    if is_error_line(line) and not _STATUS.match(line):
+        return clean_line(line)
+    return ""
+
+
 def find(text: str, limit: int = LIMIT) -> Evidence:
     """Error evidence of `text`: its first `limit` distinct error lines and their total count."""
     scanner = Scanner(_FIND, text)
     seen: dict[str, None] = {}
     traceback = False
     pos = 0
+    verdicts = _verdicts
     while (m := scanner.search(pos)) is not None:
         start = text.rfind("\n", 0, m.start()) + 1
         end = text.find("\n", m.start())
         end = len(text) if end < 0 else end
         line = text[start:end]
         pos = end + 1
-        if "\x1b" in line:
-            line = ANSI_CSI.sub("", line)
-        if _TRACEBACK in line:
+        verdict = verdicts.get(line)
+        if verdict is None:
+            if len(verdicts) >= _VERDICTS_MAX:
+                verdicts.clear()
+            verdict = verdicts[line] = _verdict(line)
+        if verdict is _TRACEBACK_LINE:
             traceback = True
-        elif is_error_line(line) and not _STATUS.match(line):
-            cleaned = clean_line(line)
-            if cleaned:
-                seen.setdefault(cleaned, None)
+        elif verdict:
+            seen.setdefault(verdict, None)
         if pos > len(text):
             break
     lines = tuple(seen)
