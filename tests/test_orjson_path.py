@@ -24,6 +24,7 @@ from test_read_path import same  # noqa: E402
 from sanitizer import Sanitizer  # noqa: E402
 from sanitizer.document import fastjson, filelines, loader, writer  # noqa: E402
 from sanitizer.document.json_numbers import decoder  # noqa: E402
+from sanitizer.run import job  # noqa: E402
 from sanitizer.run.job import process, read_input  # noqa: E402
 from sanitizer.run.options import RunOptions  # noqa: E402
 
@@ -156,6 +157,7 @@ def test_corpus_files_read_the_same_both_ways(path: Path, monkeypatch: pytest.Mo
 
 
 def run(path: Path) -> tuple[bytes | None, dict]:
+    """The command line's run of `path` (read whole below `LINEWISE_BYTES`, line by line above)."""
     san = Sanitizer()
     opts = RunOptions()
     out = process(san, str(path), read_input(str(path), opts), opts)
@@ -166,7 +168,10 @@ def run(path: Path) -> tuple[bytes | None, dict]:
 
 @pytest.mark.skipif(len(INPUTS) == 1, reason="../shared/corpus not found: only the bundled example is read")
 @pytest.mark.parametrize("path", INPUTS, ids=lambda p: f"{p.parent.name}/{p.name}")
-def test_whole_runs_give_the_same_bytes_and_report(path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.parametrize("linewise", [False, True], ids=["whole", "linewise"])
+def test_whole_runs_give_the_same_bytes_and_report(path: Path, linewise: bool, monkeypatch: pytest.MonkeyPatch) -> None:
+    if linewise:
+        monkeypatch.setattr(job, "LINEWISE_BYTES", 0)
     fast, plain = both(monkeypatch, run, path)
     assert fast[0] == plain[0]
     assert fast[1] == plain[1]

@@ -25,6 +25,7 @@ from sanitizer.cli.command import main as cli
 from sanitizer.document import filelines, loader, writer
 from sanitizer.errors import InputError
 from sanitizer.model import Damaged, Document
+from sanitizer.run import job
 from sanitizer.run.job import InputFile, process, read_input
 from sanitizer.run.options import RunOptions
 
@@ -95,7 +96,9 @@ def test_corpus_files_read_line_by_line_as_whole(path: Path) -> None:
 
 @pytest.mark.skipif(len(JSONL) == 1, reason="../shared/corpus not found: only the bundled example is read")
 @pytest.mark.parametrize("path", JSONL[:12], ids=lambda p: f"{p.parent.name}/{p.name}")
-def test_runs_give_the_bytes_and_report_of_the_whole_text(path: Path, tmp_path: Path) -> None:
+def test_runs_give_the_bytes_and_report_of_the_whole_text(path: Path, tmp_path: Path,
+                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(job, "LINEWISE_BYTES", 0)  # the corpus files are smaller than the line-by-line size
     san = Sanitizer(count_tokens=False)
     old = san.sanitize_text(path.read_bytes().decode("utf-8", errors="surrogateescape"), str(path))
     old_report = old.report.to_dict()
@@ -162,7 +165,13 @@ def test_odd_files_read_line_by_line_as_whole(data: bytes, tmp_path: Path) -> No
     assert_same_documents(path)
 
 
-def test_what_is_not_jsonl_by_its_name_or_first_char_is_read_whole(tmp_path: Path) -> None:
+def test_what_is_not_jsonl_by_its_name_or_first_char_is_read_whole(tmp_path: Path,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    small = tmp_path / "small.jsonl"
+    small.write_bytes(b'{"a": 1}\n')
+    assert not isinstance(read_input(str(small), RunOptions()), InputFile)  # below LINEWISE_BYTES
+    monkeypatch.setattr(job, "LINEWISE_BYTES", 0)
+    assert isinstance(read_input(str(small), RunOptions()), InputFile)
     for name, data in [("a.json", b'{"a": 1}\n{"b": 2}\n'), ("b.jsonl", b'[{"a": 1}]\n'),
                        ("c.jsonl", b"\xef\xbb\xbf{}\n"), ("d.jsonl", b"\xc2\xa0{}\n"), ("e.jsonl", b"")]:
         path = tmp_path / name

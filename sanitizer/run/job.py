@@ -30,6 +30,9 @@ READ_CHUNK = 4 * 1024 * 1024
 # is loaded.  (Below, starting them costs more than they save; the counter still starts them on
 # its own for a batch of `tokens.PARALLEL_MIN_CHARS`.)
 START_WORKERS_BYTES = 1024 * 1024
+# A JSONL file this big is read line by line (`InputFile`): its text and lines are never held.
+# Below, the whole text is read (faster: no per-line bookkeeping, no second read of the lines).
+LINEWISE_BYTES = 4 * 1024 * 1024
 
 
 def build_sanitizer(opts: RunOptions, threads: int | None = None) -> Sanitizer:
@@ -43,7 +46,7 @@ def build_sanitizer(opts: RunOptions, threads: int | None = None) -> Sanitizer:
 
 
 class InputFile:
-    """A regular JSONL file, read line by line when it is processed (`document.filelines`): the
+    """A regular JSONL file of `LINEWISE_BYTES` or more, read line by line when it is processed (`document.filelines`): the
     records are built with the collector paused, and the lines stay in the file."""
 
     def __init__(self, fh: BinaryIO, source: str) -> None:
@@ -79,8 +82,9 @@ def read_input(source: str, opts: RunOptions, bar: Bar | None = None) -> str | I
                 # Sanitized as a Hermes JSON session; the database itself is opened read-only.
                 return {"session_id": opts.session, "messages": read_state_db(path, opts.session)}
             head += fh.read(filelines.PEEK)
-            regular = stat.S_ISREG(os.fstat(fh.fileno()).st_mode)
-            if regular and filelines.streamable(head, source):
+            st = os.fstat(fh.fileno())
+            regular = stat.S_ISREG(st.st_mode)
+            if regular and st.st_size >= LINEWISE_BYTES and filelines.streamable(head, source):
                 fh.seek(0)
                 owned.pop_all()  # open until the document lets go of it
                 return InputFile(fh, source)
