@@ -37,8 +37,9 @@ def gc_paused() -> Iterator[None]:
 
     Parsed JSON holds no reference cycles, but every few hundred new containers CPython walks
     all live objects again, which makes loading 100,000 records super-linear; reference counting
-    still frees everything as usual.  Taken only by `Sanitizer.process`, the loop every entry
-    point goes through; a pause inside a pause changes nothing.
+    still frees everything as usual.  Taken by `Sanitizer.process`, the loop every entry point
+    goes through (and by `run.job.process` around a JSONL file's line-by-line load before it);
+    a pause inside a pause changes nothing.
     """
     was_enabled = gc.isenabled()
     gc.disable()
@@ -108,8 +109,8 @@ class Sanitizer:
         of each conversation in `result.summaries`).  `accept` sees the loaded document before
         anything runs (and may raise); `then` turns the result into what the caller keeps.
 
-        The cyclic garbage collector is paused throughout (see `gc_paused`: this is its one
-        caller), and the document is freed before it is back on.
+        The cyclic garbage collector is paused throughout (see `gc_paused`), and the document is
+        freed before it is back on.
         """
         with gc_paused():
             if isinstance(content, Document) and loaded:

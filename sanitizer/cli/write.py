@@ -84,16 +84,19 @@ def _write_all(found: Iterable[Outcome], where: list[Path | None], total: Report
                 return outcome.code
             code = max(code, outcome.code)
             continue
+        failed = outcome.write_error  # written already, as it was made (`run.job.Sink`)
         if outcome.output is not None:
             try:
                 write_stdout(outcome.output) if target is None else write_atomic(target, outcome.output)
             except WriteError as exc:
-                say(f"sanitize: {exc}")
-                if target is None or strict:
-                    say.stopped = True
-                    return 1
-                code = 1
-                continue
+                failed = str(exc)
+        if failed is not None:
+            say(f"sanitize: {failed}")
+            if target is None or strict:
+                say.stopped = True
+                return 1
+            code = 1
+            continue
         warning = budget_warning(outcome.report, strict)
         if warning:
             say(warning)

@@ -11,7 +11,7 @@ import json
 import re
 from typing import Any
 
-from sanitizer.document import json_numbers
+from sanitizer.document import fastjson, json_numbers
 from sanitizer.document.json_indent import dumps_indented
 from sanitizer.errors import InputError
 from sanitizer.model import Damaged, Document, Problem
@@ -95,6 +95,21 @@ def parse_line(line: str, number: int, source: str) -> tuple[Any, Problem | None
     body = line[:-1] if line.endswith("\r") else line
     if not body.strip():
         return Damaged(number, line, "blank line"), None
+    value = fastjson.loads(body)
+    if value is not fastjson.MISS:
+        return value, None
+    return _parse_stdlib(line, body, number, source)
+
+
+def parse_line_stdlib(line: str, number: int, source: str) -> tuple[Any, Problem | None]:
+    """`parse_line` by `json` alone (for a caller that tried orjson itself)."""
+    body = line[:-1] if line.endswith("\r") else line
+    if not body.strip():
+        return Damaged(number, line, "blank line"), None
+    return _parse_stdlib(line, body, number, source)
+
+
+def _parse_stdlib(line: str, body: str, number: int, source: str) -> tuple[Any, Problem | None]:
     try:
         return _decode(body), None
     except json.JSONDecodeError as exc:

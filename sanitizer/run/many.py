@@ -24,7 +24,9 @@ from sanitizer import processes
 from sanitizer.pipeline import Sanitizer
 from sanitizer.run.job import (
     START_WORKERS_BYTES,
+    Sink,
     build_sanitizer,
+    file_sink,
     file_size,
     one,
     process,
@@ -35,7 +37,7 @@ from sanitizer.run.job import (
 )
 from sanitizer.run.options import RunOptions
 from sanitizer.run.outcome import Outcome, guarded
-from sanitizer.run.output import write_atomic
+from sanitizer.run.output import WriteError
 from sanitizer.run.progress import Bar
 from sanitizer.run.workers import adopt, before_fork
 
@@ -55,7 +57,19 @@ def outcomes(files: tuple[str, ...], opts: RunOptions, san: Sanitizer, jobs: int
         return _streamed(files, streams, opts, san, jobs, targets, bar, stdout)
     if san.count_tokens and max(map(file_size, files), default=0) >= START_WORKERS_BYTES:
         san.counter.start_workers()  # before a big input is loaded (see TokenCounter.start_workers)
-    return [one(san, f, opts, bar) for f in files]
+    if strict:
+        return [one(san, f, opts, bar) for f in files]
+    # Each output is written as it is made (never whole in memory): into its file, or to stdout
+    # when it is the only one (several wait for the run, so stdout gets them in input order).
+    sinks = [file_sink(t) if t is not None else _stdout_sink(stdout) if len(files) == 1 else None for t in targets]
+    return [one(san, f, opts, bar, sink) for f, sink in zip(files, sinks, strict=True)]
+
+
+def _stdout_sink(stdout: Write) -> Sink:
+    def sink(pieces: Iterable[bytes]) -> None:
+        for piece in pieces:
+            stdout(piece)
+    return sink
 
 
 def _streamed(files: tuple[str, ...], streams: list[bool], opts: RunOptions, san: Sanitizer, jobs: int,
@@ -90,10 +104,9 @@ def _work_on(source: str, target: Path | None, opts: RunOptions) -> Outcome:
         return process(san, source, read_input(source, opts), opts)
     if streamable(source, opts, san):
         return stream_file(san, source, target, opts, _no_stdout)
-    outcome = process(san, source, read_input(source, opts), opts)
-    if outcome.output is not None:
-        write_atomic(target, outcome.output)
-        outcome.output = None
+    outcome = process(san, source, read_input(source, opts), opts, sink=file_sink(target))
+    if outcome.write_error is not None:
+        raise WriteError(outcome.write_error)
     return outcome
 
 

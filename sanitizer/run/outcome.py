@@ -33,6 +33,7 @@ class Outcome:
     findings: list[str] = field(default_factory=list)  # --check / pair findings, as `file:line: what`
     error: str | None = None  # `file[:line]: what is wrong` when this input could not be handled
     code: int = 1  # the exit code `error` asks for (2: its format or session is a usage error)
+    write_error: str | None = None  # `target: cannot write: why` when the output went to a sink and failed
 
 
 def read_failure(exc: BaseException, source: str) -> str | None:

@@ -6,15 +6,15 @@ process and the parent report them the same way.
 
 from __future__ import annotations
 
-import codecs
 import errno
 import os
 import stat
 import tempfile
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from sanitizer.document.writer import encode
 from sanitizer.errors import WriteError
 
 __all__ = ["WriteError", "atomic_output", "encode", "reason", "write_atomic", "write_failure", "write_in_place"]
@@ -43,32 +43,14 @@ def write_failure(exc: OSError, target: str) -> WriteError:
     return WriteError(f"{target}: cannot write: {reason(exc)}")
 
 
-def _escape(exc: UnicodeError) -> tuple[bytes, int]:
-    """Encoding error handler: a byte smuggled by `surrogateescape` goes back as that byte; any
-    other lone surrogate (`"\\ud800"` in the JSON) is written as its `\\uXXXX` escape."""
-    if not isinstance(exc, UnicodeEncodeError):
-        raise exc
-    out = bytearray()
-    for ch in exc.object[exc.start:exc.end]:
-        code = ord(ch)
-        out += bytes([code - 0xDC00]) if 0xDC80 <= code <= 0xDCFF else f"\\u{code:04x}".encode()
-    return bytes(out), exc.end
-
-
-codecs.register_error("sanitizer-escape", _escape)
-
-
-def encode(text: str) -> bytes:
-    """UTF-8 bytes of an output text; never raises on lone surrogates (see `_escape`)."""
-    return text.encode("utf-8", errors="sanitizer-escape")
-
-
-def write_atomic(target: Path, data: bytes) -> None:
-    """Write via a temporary file in the same folder and rename (readers never see half a file);
-    through a device, FIFO or `/dev/fd/N` in place (`atomic_output`)."""
+def write_atomic(target: Path, data: bytes | Iterable[bytes]) -> None:
+    """Write `data` (bytes, or pieces of them) via a temporary file in the same folder and rename
+    (readers never see half a file); through a device, FIFO or `/dev/fd/N` in place
+    (`atomic_output`).  A piece that fails to come (its input changed) leaves the target as it was."""
     try:
         with atomic_output(target) as write:
-            write(data)
+            for piece in [data] if isinstance(data, bytes) else data:
+                write(piece)
     except OSError as exc:
         raise write_failure(exc, str(target)) from exc
 

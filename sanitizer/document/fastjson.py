@@ -1,0 +1,65 @@
+"""The optional `[fast]` path of the JSON reader: orjson parses a text where it gives what `json` gives.
+
+orjson differs from `json` in what it accepts and in one silent way: an integer beyond 64 bits
+comes back as a float.  Every other difference is an error (non-finite numbers, lone surrogate
+escapes, invalid UTF-8, a byte order mark, more than 1,024 levels of nesting), so a text goes to
+orjson only when it holds no run of 19 digits (every 18-digit integer fits in 64 bits) and fewer
+opening brackets than the stdlib reader's nesting limit; any orjson error hands the text to
+`json`, whose value, error and message are the reader's.  Without orjson, or with
+`SANITIZER_PLAIN=1`, only `json` runs.  Only parsing: records are always written by `json`.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+try:
+    import orjson
+except ImportError:  # the extra is optional
+    orjson = None  # type: ignore[assignment]
+
+ENABLED: bool = orjson is not None and not os.environ.get("SANITIZER_PLAIN")
+"""True when orjson is importable and `SANITIZER_PLAIN` is not set: `loads` tries it first."""
+
+MISS = object()
+"""What `loads` gives for a text it leaves to `json`."""
+
+# 19 digits may exceed 2**63 - 1; a string holding such a run (a hash, a timestamp) costs only
+# the stdlib read.  One translation (digits to `0`, `[` and `{` to `[`, all else a space) serves
+# both guards: a regex search for the digits is 10x slower.
+_DIGITS = bytes(0x30 if 0x30 <= b <= 0x39 else 0x5B if b in b"[{" else 0x20 for b in range(256))
+_LONG_RUN = b"0" * 19
+# Python's reader recurses once per level and stops near the interpreter's recursion limit
+# (about 1,000 minus the frames below it); orjson's limit is 1,024.  Depth never exceeds the
+# count of openers, so below this count both read the same depths.
+MAX_OPENERS = 500
+
+
+def loads(text: str | bytes) -> Any:
+    """The value of a JSON text by orjson, or `MISS` where `json` must decide (see the module)."""
+    if not ENABLED:
+        return MISS
+    if isinstance(text, str):
+        try:
+            text = text.encode("utf-8")
+        except UnicodeEncodeError:  # lone surrogates (escaped bytes): orjson rejects them anyway
+            return MISS
+    shape = text.translate(_DIGITS)
+    if _LONG_RUN in shape or shape.count(b"[") >= MAX_OPENERS:
+        return MISS
+    return loads_unscanned(text)
+
+
+def loads_unscanned(data: bytes) -> Any:
+    """orjson's value of `data`, or `MISS` on any orjson error, without the guards of `loads`:
+    the caller has counted fewer than `MAX_OPENERS` brackets and rejects a value holding a float
+    of `WIDE` or more in magnitude (what orjson makes of an integer beyond 64 bits)."""
+    try:
+        return orjson.loads(data)
+    except orjson.JSONDecodeError:
+        return MISS
+
+
+WIDE = 2.0**63
+"""An integer orjson turns into a float (below `-2**63`, above `2**64 - 1`) is at least this wide."""
