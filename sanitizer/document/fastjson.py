@@ -11,16 +11,28 @@ opening brackets than the stdlib reader's nesting limit; any orjson error hands 
 
 from __future__ import annotations
 
+import importlib.util
 import os
 from typing import Any
 
-try:
-    import orjson
-except ImportError:  # the extra is optional
-    orjson = None  # type: ignore[assignment]
+# Imported on the first read that uses it: its import (20 ms, uuid included) is more than it
+# saves on a small file.
+orjson: Any = None
 
-ENABLED: bool = orjson is not None and not os.environ.get("SANITIZER_PLAIN")
+ENABLED: bool = importlib.util.find_spec("orjson") is not None and not os.environ.get("SANITIZER_PLAIN")
 """True when orjson is importable and `SANITIZER_PLAIN` is not set: `loads` tries it first."""
+
+
+def _orjson() -> Any:
+    global orjson, ENABLED
+    if orjson is None:
+        try:
+            import orjson as module
+        except ImportError:  # found but broken: the stdlib way, as without the extra
+            ENABLED = False
+            raise
+        orjson = module
+    return orjson
 
 MISS = object()
 """What `loads` gives for a text it leaves to `json`."""
@@ -56,8 +68,12 @@ def loads_unscanned(data: bytes) -> Any:
     the caller has counted fewer than `MAX_OPENERS` brackets and rejects a value holding a float
     of `WIDE` or more in magnitude (what orjson makes of an integer beyond 64 bits)."""
     try:
-        return orjson.loads(data)
-    except orjson.JSONDecodeError:
+        module = _orjson()
+    except ImportError:
+        return MISS
+    try:
+        return module.loads(data)
+    except module.JSONDecodeError:
         return MISS
 
 
