@@ -9,8 +9,8 @@ verbatim.  Text without them pays only for that scan.
 from __future__ import annotations
 
 import json
-import os
 import math
+import os
 import re
 from collections.abc import Callable
 from typing import Any
