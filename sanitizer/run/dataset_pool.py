@@ -23,7 +23,6 @@ import itertools
 import os
 from collections import deque
 from collections.abc import Callable, Iterator
-from concurrent.futures import Future
 from typing import TYPE_CHECKING, BinaryIO
 
 from sanitizer import processes
@@ -32,6 +31,8 @@ from sanitizer.run.lines import empty_report, numbered_lines, run_lines
 from sanitizer.run.workers import adopt, before_fork, worker_threads
 
 if TYPE_CHECKING:
+    from concurrent.futures import Future
+
     from sanitizer.pipeline import Result, Sanitizer
 
 # A batch holds about this many bytes of lines (fewer for small files, so every worker gets work).

@@ -17,8 +17,8 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
-from concurrent.futures import Future
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from sanitizer import processes
 from sanitizer.pipeline import Sanitizer
@@ -40,6 +40,9 @@ from sanitizer.run.outcome import Outcome, guarded
 from sanitizer.run.output import WriteError
 from sanitizer.run.progress import Bar
 from sanitizer.run.workers import adopt, before_fork
+
+if TYPE_CHECKING:
+    from concurrent.futures import Future
 
 Write = Callable[[bytes], object]
 _worker: Sanitizer | None = None

@@ -14,7 +14,6 @@ in its own pool of processes (`TokenCounter.threads` of them), so:
 
 from __future__ import annotations
 
-from multiprocessing import util
 from typing import TYPE_CHECKING
 
 from sanitizer.tokens.counter import default_threads
@@ -40,4 +39,6 @@ def adopt(san: Sanitizer, threads: int) -> None:
     san.counter.threads = threads
     # Before the finalizers (priority 10) that stop the feeder threads of multiprocessing queues:
     # closing the pool sends its processes their stop sentinels through such a queue.
+    from multiprocessing import util  # here: a worker has it imported; a plain start need not
+
     util.Finalize(san.counter, san.counter.close, exitpriority=100)
