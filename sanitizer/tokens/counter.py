@@ -86,6 +86,7 @@ class TokenCounter:
         self._pool: ProcessPoolExecutor | None = None
         self._compatible_memo: dict[tuple[int, int], bool] = {}
         self._short_left = SHORT_MAX_CHARS
+        self.short_counts = True  # False where every text is counted anyway (the token report)
 
     @property
     def enc(self) -> tiktoken.Encoding:
@@ -132,9 +133,9 @@ class TokenCounter:
         return n if n is not None else self.count_many([text])[0]
 
     def count_short(self, text: str) -> int:
-        """`count(text)`, by `short` where it can while the encoding is not loaded (cheaper for a few)."""
+        """`count(text)`, by `short` where it can while the encoding is neither loaded nor loading."""
         n = self._memo.get(text)
-        if n is None and self._short_left > 0 and not loaded(self.encoding_name):
+        if n is None and self.short_counts and self._short_left > 0 and not loaded(self.encoding_name):
             n = short.count(text, self.encoding_name)
             self._short_left -= len(text)
         return self.count(text) if n is None else n

@@ -137,9 +137,9 @@ os.register_at_fork(before=_before_fork, after_in_child=_after_fork_in_child)
 
 
 def loaded(name: str) -> bool:
-    """True when the encoding `name` is loaded in this process (nothing is loaded by asking)."""
-    slot = _slots.get(name)
-    return slot is not None and slot.done.is_set() and slot.value is not None
+    """True when the encoding `name` is loaded or loading in this process (a run that counts its
+    tokens has it read in a thread from the start: see `preload`); nothing is loaded by asking."""
+    return name in _slots
 
 
 def _load(name: str) -> tiktoken.Encoding:
