@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from sanitizer.textkit.evidence import LIMIT, clean_line, find, is_error_line
@@ -83,3 +83,19 @@ def test_a_failed_output_whose_first_lines_are_no_error_still_quotes_its_error_l
               + "     stacktrace line\n" * 30)
     line = digest_line("Bash", '{"command": "mix test"}', output, True)
     assert line.endswith("-> exit 2, 37 lines; first error: ** (RuntimeError) Phoenix LiveView requires lazy_html.")
+
+
+_PIECES = ["Error: x", "rror: ", "Exception: boom", "exit code 2", "EXIT STATUS 1", "exİt code 3", "ExIt code 4",
+           "exıt status 5", "returned code 7", "RETURN CODE 9", "*** [all] Error 2", "except ValueError: x", " ",
+           "class FooError: y", "raise KeyError: z", "é", "中", "İ", "ı", "ſ", "code", "status", "-1", "=", ":",
+           "a.b.CustomError: no", "exited with code 1"]
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.sampled_from(_PIECES) | st.text(max_size=6), max_size=8).map("".join))
+def test_the_cheap_guard_never_changes_which_lines_are_evidence(line: str) -> None:
+    from sanitizer.textkit import evidence
+
+    line = line.replace("\n", " ")
+    reference = evidence._LINE.match(line) is not None or evidence._INSIDE.search(line) is not None
+    assert evidence.is_error_line(line) == reference

@@ -85,7 +85,23 @@ def clean_line(line: str) -> str:
 
 def is_error_line(line: str) -> bool:
     """True when one line (no line break) is error evidence."""
-    return _LINE.match(line) is not None or _INSIDE.search(line) is not None
+    return _LINE.match(line) is not None or (_may_hold_inside(line) and _INSIDE.search(line) is not None)
+
+
+# Every `_INSIDE` match holds one of these, or (ignoring case) `exit` or `return`; the only
+# non-ASCII chars that `(?i)` matches to one of those letters are the two Turkish i's.  A line
+# with none of them skips the search (its look-behinds make it ~8 us a line).
+_INSIDE_NEEDS = ("rror: ", "xception: ", "*** [")
+_FOLDS_TO_I = ("\u0130", "\u0131")
+
+
+def _may_hold_inside(line: str) -> bool:
+    if any(n in line for n in _INSIDE_NEEDS):
+        return True
+    low = line.lower()
+    if "exit" in low or "return" in low:
+        return True
+    return not line.isascii() and any(c in line for c in _FOLDS_TO_I)
 
 
 # What a candidate line says: its cleaned quote, "" (no evidence) or `_TRACEBACK_LINE`.  Logs
