@@ -103,7 +103,7 @@ def test_short_counts_on_slices_of_real_sessions(path) -> None:
 
 def test_count_short_counts_in_python_until_its_budget_is_spent(monkeypatch: pytest.MonkeyPatch) -> None:
     counter = TokenCounter(threads=1)
-    monkeypatch.setattr(counter_module, "loaded", lambda name: False)
+    monkeypatch.setattr(counter_module, "requested", lambda name: False)
     calls = []
     real = short.count
     monkeypatch.setattr(short, "count", lambda text, name: calls.append(text) or real(text, name))
@@ -125,7 +125,7 @@ def test_a_no_tokens_run_on_a_real_session_builds_no_encoder(tmp_path) -> None:
     code = ("import sys; from sanitizer.cli import main\n"
             "try:\n    main(sys.argv[1:])\nexcept SystemExit:\n    pass\n"
             "from sanitizer.tokens import encodings\n"
-            "print('LOADED' if encodings.loaded('cl100k_base') else 'NOT LOADED')")
+            "print('LOADED' if encodings.requested('cl100k_base') else 'NOT LOADED')")
     run = subprocess.run([sys.executable, "-c", code, str(session), "-o", str(out), "--no-tokens"],
                          capture_output=True, text=True, timeout=300, cwd=tmp_path,
                          env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin", "HOME": str(tmp_path)})

@@ -116,10 +116,6 @@ def main(files: tuple[str, ...], output: Path | None, preset: str, config_file: 
                       cuts_secrets=cuts_include_secrets)
     if files and opts.mode == "copy" and (opts.count_tokens or budget is not None) and not (
             list_rules or explain or show_config or detect):
-        # tiktoken imports concurrent.futures' thread pool, whose module registers fork hooks: left to
-        # the loader thread, that can race a `--jobs` worker fork ("release unlocked lock" on stderr).
-        import concurrent.futures.thread  # noqa: F401
-
         preload(encoding)  # read in a thread while the input is read and parsed; joined when first needed
     try:
         if list_rules or explain or show_config:

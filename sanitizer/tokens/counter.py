@@ -39,10 +39,10 @@ from sanitizer.tokens.encodings import (
     encode_counts,
     encode_summaries,
     get_encoding,
-    loaded,
     lower_bound,
     max_high_bytes,
     max_token_bytes,
+    requested,
 )
 from sanitizer.tokens.pretokens import RUN_MIN, run_cuts, split_for_bpe
 from sanitizer.tokens.pretokens import _runs_pattern as _runs_pattern
@@ -135,7 +135,7 @@ class TokenCounter:
     def count_short(self, text: str) -> int:
         """`count(text)`, by `short` where it can while the encoding is neither loaded nor loading."""
         n = self._memo.get(text)
-        if n is None and self.short_counts and self._short_left > 0 and not loaded(self.encoding_name):
+        if n is None and self.short_counts and self._short_left > 0 and not requested(self.encoding_name):
             n = short.count(text, self.encoding_name)
             self._short_left -= len(text)
         return self.count(text) if n is None else n

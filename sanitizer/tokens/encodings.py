@@ -143,7 +143,7 @@ def _after_fork_in_child() -> None:
 os.register_at_fork(before=_before_fork, after_in_child=_after_fork_in_child)
 
 
-def loaded(name: str) -> bool:
+def requested(name: str) -> bool:
     """True when the encoding `name` is loaded or loading in this process (a run that counts its
     tokens has it read in a thread from the start: see `preload`); nothing is loaded by asking."""
     return name in _slots

@@ -36,11 +36,6 @@ def _pattern() -> regex.Pattern[str]:
     return regex.compile(_ranks.PATTERN)
 
 
-def available(encoding: str) -> bool:
-    """True when `count` can count for `encoding` (cl100k_base with its bundled file)."""
-    return encoding == _ranks.NAME and _ranks.cl100k_ranks() is not None
-
-
 def _plain(text: str) -> bool:
     if text.isascii():
         return True
