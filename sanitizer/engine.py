@@ -155,8 +155,8 @@ class Engine:
         least = counter.at_least(old, enough=most, fine=True)
         if least > most:
             return True
-        new_tokens = counter.count_short(new)
-        return least > new_tokens or new_tokens < counter.count_short(old)
+        new_tokens = counter.count(new)
+        return least > new_tokens or new_tokens < counter.count(old)
 
     def _apply(self, rule: Rule, part: Part, change: Change, ctx: Context, st: RuleStats,
                cuts: list[Cut], view: View) -> None:

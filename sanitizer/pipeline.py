@@ -62,7 +62,6 @@ class Sanitizer:
         self.cut_ids = cut_ids  # number the cuts and write their ids into the markers (`--cuts`)
         self.config: Config = load(preset, config, config_source, tuple(enable), tuple(disable), keep_recent)
         self.counter = TokenCounter(encoding, threads=threads)
-        self.counter.short_counts = not count_tokens  # the report loads the encoding in any case
         self.engine = Engine(self.config, self.counter)
         self.count_tokens = count_tokens
         self.format = format

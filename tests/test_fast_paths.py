@@ -55,7 +55,7 @@ RUN_ALPHABET = ["的", "一", "数据", "a", "b", "aa", "é", "ß", "s", "ll", "
 def test_run_cuts_count_exactly(alphabet: list[str], length: int, step: int, slack: int,
                                 rnd: random.Random) -> None:
     """Cuts inside long runs (small sizes here) add up to the unsplit count, whatever the text."""
-    import sanitizer.tokens.counter as tokens
+    import sanitizer.tokens.longruns as tokens
 
     text = "".join(rnd.choice(alphabet) for _ in range(length))
     cuts = run_cuts(text, step=step, min_run=8, runs=_runs_pattern(8))

@@ -3,6 +3,7 @@ reader of the bundled vocabulary builds the encoding tiktoken builds."""
 
 from __future__ import annotations
 
+import json
 import random
 import subprocess
 import sys
@@ -101,19 +102,64 @@ def test_short_counts_on_slices_of_real_sessions(path) -> None:
     assert counted >= 30  # the shortcut takes most real text
 
 
-def test_count_short_counts_in_python_until_its_budget_is_spent(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_counts_are_made_in_python_until_the_budget_is_spent(monkeypatch: pytest.MonkeyPatch) -> None:
     counter = TokenCounter(threads=1)
     monkeypatch.setattr(counter_module, "requested", lambda name: False)
     calls = []
     real = short.count
     monkeypatch.setattr(short, "count", lambda text, name: calls.append(text) or real(text, name))
     texts = [f"line {i}: the tool ran and failed with code {i % 7}" for i in range(40)]
-    assert [counter.count_short(t) for t in texts] == [tiktoken_count(t) for t in texts]
+    assert [counter.count(t) for t in texts] == [tiktoken_count(t) for t in texts]
     assert len(calls) == 40
+    assert counter.at_least(texts[3]) == tiktoken_count(texts[3])  # remembered like tiktoken's counts
     counter._short_left = 0  # spent: tiktoken counts from now on
-    assert counter.count_short("one more text") == tiktoken_count("one more text")
+    assert counter.count("one more text") == tiktoken_count("one more text")
     assert len(calls) == 40
     assert SHORT_MAX_CHARS >= 64 * 1024
+
+
+def test_a_batch_is_counted_in_python_only_where_it_fits_the_budget_whole(monkeypatch: pytest.MonkeyPatch) -> None:
+    counter = TokenCounter(threads=1)
+    monkeypatch.setattr(counter_module, "requested", lambda name: False)
+    calls = []
+    real = short.count
+    monkeypatch.setattr(short, "count", lambda text, name: calls.append(text) or real(text, name))
+    counter._short_left = 1000
+    big = [f"batch one, text {i}: " + "word " * 40 for i in range(10)]  # about 2,200 chars: too many
+    assert counter.count_many(big) == [tiktoken_count(t) for t in big]
+    assert calls == [] and counter._short_left == 1000
+    # Texts `short` does not take (too long, or unassigned chars) go to tiktoken within a batch.
+    mixed = ["a short one", "x" * (short.TEXT_MAX + 1), "\U000e0fff unassigned", "another short one"]
+    counter._short_left = SHORT_MAX_CHARS
+    assert counter.count_many(mixed) == [tiktoken_count(t) for t in mixed]
+    assert len(calls) == 4
+
+
+def test_the_token_report_of_a_small_file_builds_no_encoder_and_counts_as_tiktoken(tmp_path) -> None:
+    session = ROOT / "examples" / "claude_code_session.jsonl"
+    assert session.stat().st_size < SHORT_MAX_CHARS
+    code = ("import sys; from sanitizer.cli import main\n"
+            "try:\n    main(sys.argv[1:])\nexcept SystemExit:\n    pass\n"
+            "from sanitizer.tokens import encodings\n"
+            "print('LOADED' if encodings.requested('cl100k_base') else 'NOT LOADED')")
+    env = {"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin", "HOME": str(tmp_path)}
+    run = subprocess.run([sys.executable, "-c", code, str(session), "-o", str(tmp_path / "out.jsonl"),
+                          "--report", "json", "--report-file", str(tmp_path / "short.json")],
+                         capture_output=True, text=True, timeout=300, cwd=tmp_path, env=env)
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.strip().endswith("NOT LOADED")
+    # The same run with tiktoken counting every text (the encoding loaded before it starts).
+    code = ("import sys; from sanitizer.tokens import encodings; encodings.get_encoding('cl100k_base')\n"
+            "from sanitizer.cli import main; main(sys.argv[1:])")
+    subprocess.run([sys.executable, "-c", code, str(session), "-o", str(tmp_path / "tiktoken.jsonl"),
+                    "--report", "json", "--report-file", str(tmp_path / "tiktoken.json")],
+                   check=True, capture_output=True, timeout=300, cwd=tmp_path, env=env)
+    assert (tmp_path / "out.jsonl").read_bytes() == (tmp_path / "tiktoken.jsonl").read_bytes()
+    ours, theirs = (json.loads((tmp_path / f"{n}.json").read_text()) for n in ("short", "tiktoken"))
+    for report in (ours, theirs):
+        del report["totals"]["seconds"]
+    assert ours == theirs
+    assert ours["totals"]["tokens_before"] > ours["totals"]["tokens_after"] > 0
 
 
 @pytest.mark.skipif(not CORPUS.is_dir(), reason=f"../shared/corpus not found at {CORPUS}: needs a real session")

@@ -22,6 +22,7 @@ from sanitizer.config import ConfigError, check_preset, find_user_config, read_u
 from sanitizer.document.loader import InputError
 from sanitizer.formats import ADAPTERS
 from sanitizer.run.options import RunOptions
+from sanitizer.tokens.counter import SHORT_MAX_CHARS
 from sanitizer.tokens.encodings import DEFAULT_ENCODING, counts_available, preload
 
 
@@ -116,7 +117,11 @@ def main(files: tuple[str, ...], output: Path | None, preset: str, config_file: 
                       cuts_secrets=cuts_include_secrets)
     if files and opts.mode == "copy" and (opts.count_tokens or budget is not None) and not (
             list_rules or explain or show_config or detect):
-        preload(encoding)  # read in a thread while the input is read and parsed; joined when first needed
+        from sanitizer.run.sizes import known_size
+
+        size = known_size(files)
+        if size is None or size > SHORT_MAX_CHARS:  # a smaller input is counted without the encoder
+            preload(encoding)  # read in a thread while the input is read and parsed; joined when first needed
     try:
         if list_rules or explain or show_config:
             cli_info.show(opts, list_rules=list_rules, explain=explain, show_config=show_config)

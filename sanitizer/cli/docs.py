@@ -112,8 +112,15 @@ def render(readme: str) -> str:
 
 
 def main() -> int:
+    if len(sys.argv) > 2 or sys.argv[1:] in (["-h"], ["--help"]):
+        print("usage: python -m sanitizer.cli.docs [README.md]  (rewrites its generated sections)")
+        return 0 if len(sys.argv) == 2 else 2
     path = Path(sys.argv[1] if len(sys.argv) > 1 else "README.md")
-    text = path.read_text(encoding="utf-8")
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        print(f"docs: {path}: cannot be read ({exc.__class__.__name__})", file=sys.stderr)
+        return 2
     new = render(text)
     if new != text:
         path.write_text(new, encoding="utf-8")

@@ -10,12 +10,13 @@ from pathlib import Path
 from sanitizer.cli.progress import progress_bar, should_show
 from sanitizer.cli.report import BUDGET_NOT_MET, Messages, budget_warning, report
 from sanitizer.report import Report
-from sanitizer.run.job import build_sanitizer, file_size, targets
+from sanitizer.run.job import build_sanitizer, targets
 from sanitizer.run.many import outcomes
 from sanitizer.run.options import RunOptions
 from sanitizer.run.outcome import Outcome
 from sanitizer.run.output import WriteError, write_atomic, write_failure
 from sanitizer.run.progress import Bar
+from sanitizer.run.sizes import file_size
 from sanitizer.run.workers import worker_threads
 
 

@@ -24,6 +24,7 @@ from sanitizer.run.options import RunOptions, UsageError
 from sanitizer.run.outcome import Outcome, guarded
 from sanitizer.run.output import WriteError, atomic_output, encode, reason, write_atomic, write_failure
 from sanitizer.run.progress import PARSED, SANITIZED, Bar, CountingReader
+from sanitizer.run.sizes import file_size
 
 READ_CHUNK = 4 * 1024 * 1024
 # An input this big has enough text for the token-counting processes: they are started before it
@@ -255,14 +256,6 @@ def one(san: Sanitizer, source: str, opts: RunOptions, bar: Bar | None = None, s
 def file_sink(target: Path) -> Sink:
     """A sink that writes an output atomically into `target` (`output.write_atomic`)."""
     return partial(write_atomic, target)
-
-
-def file_size(source: str) -> int:
-    """Bytes of a regular file (0 for stdin, a device, or a file that cannot be read)."""
-    try:
-        return os.stat(source).st_size if source != "-" and os.path.isfile(source) else 0
-    except OSError:
-        return 0
 
 
 def targets(files: tuple[str, ...], output: Path | None, opts: RunOptions) -> list[Path | None]:

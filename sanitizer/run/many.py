@@ -27,7 +27,6 @@ from sanitizer.run.job import (
     Sink,
     build_sanitizer,
     file_sink,
-    file_size,
     one,
     process,
     read_input,
@@ -39,6 +38,7 @@ from sanitizer.run.options import RunOptions
 from sanitizer.run.outcome import Outcome, guarded
 from sanitizer.run.output import WriteError
 from sanitizer.run.progress import Bar
+from sanitizer.run.sizes import file_size
 from sanitizer.run.workers import adopt, before_fork
 
 if TYPE_CHECKING:

@@ -44,6 +44,7 @@ from sanitizer.tokens.encodings import (
     max_token_bytes,
     requested,
 )
+from sanitizer.tokens.longruns import LongRuns
 from sanitizer.tokens.pretokens import RUN_MIN, run_cuts, split_for_bpe
 from sanitizer.tokens.pretokens import _runs_pattern as _runs_pattern
 
@@ -51,9 +52,6 @@ from sanitizer.tokens.pretokens import _runs_pattern as _runs_pattern
 __all__ = ["DEFAULT_ENCODING", "WORD_BOUND_ENCODINGS", "EncodingError", "TokenCounter", "default_threads",
            "get_encoding", "max_high_bytes", "max_token_bytes", "run_cuts", "split_for_bpe"]
 
-# How far (chars) a run cut may move right to find a compatible token pair before it is dropped
-# (more than the longest token, so a run of one repeated character always lines up).
-RUN_SLACK = 256
 # Work smaller than this many chars is encoded in the calling process: starting the worker
 # processes and shipping text to them costs more.  Once they run (a long-lived Sanitizer, or
 # `start_workers`), batches from `WARM_PARALLEL_MIN_CHARS` go to them.  Threads do not help:
@@ -65,10 +63,12 @@ WARM_PARALLEL_MIN_CHARS = 128 * 1024
 # between documents (the dataset stream trims after every batch of lines).
 MEMO_MAX_CHARS = 256 * 1024 * 1024
 MEMO_MAX_TEXT = MEMO_MAX_CHARS
-SHORT_MAX_CHARS = 256 * 1024  # `count_short` counts this much in Python (about 0.1 s), then loads tiktoken
+# `short` counts this many chars in Python (about 0.085 s), about what building tiktoken's encoder
+# (0.055 s) and encoding them (0.026 s) cost: then, or for a batch that does not fit, tiktoken.
+SHORT_MAX_CHARS = 256 * 1024
 
 
-class TokenCounter:
+class TokenCounter(LongRuns):
     """Counts tokens of texts exactly, memoizing repeated texts, encoding big batches in parallel.
 
     `threads` is the number of processes that encode a batch of at least `PARALLEL_MIN_CHARS`
@@ -86,7 +86,6 @@ class TokenCounter:
         self._pool: ProcessPoolExecutor | None = None
         self._compatible_memo: dict[tuple[int, int], bool] = {}
         self._short_left = SHORT_MAX_CHARS
-        self.short_counts = True  # False where every text is counted anyway (the token report)
 
     @property
     def enc(self) -> tiktoken.Encoding:
@@ -132,14 +131,6 @@ class TokenCounter:
         n = self._memo.get(text)
         return n if n is not None else self.count_many([text])[0]
 
-    def count_short(self, text: str) -> int:
-        """`count(text)`, by `short` where it can while the encoding is neither loaded nor loading."""
-        n = self._memo.get(text)
-        if n is None and self.short_counts and self._short_left > 0 and not requested(self.encoding_name):
-            n = short.count(text, self.encoding_name)
-            self._short_left -= len(text)
-        return self.count(text) if n is None else n
-
     def count_many(self, texts: Sequence[str]) -> list[int]:
         """Token counts of `texts`, in order; encodes each distinct uncached text once."""
         return self.count_many_later(texts)()
@@ -153,6 +144,9 @@ class TokenCounter:
         memo = self._memo
         known = {t: n for t in texts if t and (n := memo.get(t)) is not None}  # kept: `trim` may clear the memo
         todo = list(dict.fromkeys(t for t in texts if t and t not in known))
+        if todo and (by_short := self._count_short(todo)):
+            known.update(by_short)
+            todo = [t for t in todo if t not in by_short]
         plain: list[str] = []
         owners: list[int] = []
         runs: list[tuple[int, str, list[tuple[int, int]]]] = []
@@ -173,16 +167,36 @@ class TokenCounter:
             for owner, piece, cuts in runs:
                 totals[owner] += self._count_cut(piece, cuts)
             fresh = dict(zip(todo, totals, strict=True))
-            for t, n in fresh.items():  # remember the new counts, within a bounded number of chars
-                if len(t) < MEMO_MAX_TEXT:
-                    if self._memo_chars > MEMO_MAX_CHARS:
-                        memo.clear()
-                        self._memo_chars = 0
-                    memo[t] = n
-                    self._memo_chars += len(t)
+            self._remember(fresh)
             return [0 if not t else fresh[t] if t in fresh else known[t] for t in texts]
 
         return counts
+
+    def _remember(self, fresh: dict[str, int]) -> None:
+        """Memoize new counts, within a bounded number of chars."""
+        memo = self._memo
+        for t, n in fresh.items():
+            if len(t) < MEMO_MAX_TEXT:
+                if self._memo_chars > MEMO_MAX_CHARS:
+                    memo.clear()
+                    self._memo_chars = 0
+                memo[t] = n
+                self._memo_chars += len(t)
+
+    def _count_short(self, texts: list[str]) -> dict[str, int]:
+        """The counts `short` gives of `texts` (those it counts), while the encoding is neither
+        loaded nor loading and the whole batch fits what is left of `SHORT_MAX_CHARS`; else none.
+
+        A small input (a `--no-tokens` run's few edits, or the whole token report of a small
+        file) is then counted without building tiktoken's encoder at all.
+        """
+        chars = sum(map(len, texts))
+        if chars > self._short_left or requested(self.encoding_name):
+            return {}
+        self._short_left -= chars
+        found = {t: n for t in texts if (n := short.count(t, self.encoding_name)) is not None}
+        self._remember(found)
+        return found
 
     # --- encoding, in parallel where it pays ------------------------------------------------------
 
@@ -232,67 +246,6 @@ class TokenCounter:
     def _summaries(self, chunks: list[str]) -> list[tuple[int, int, int]]:
         """(token count, first token, last token) of each chunk."""
         return [s for part in self._map_later(encode_summaries, self._groups(chunks))() for s in part]
-
-    # --- counting through long runs ---------------------------------------------------------------
-
-    def compatible(self, left: int, right: int) -> bool:
-        """True when BPE of the two tokens' bytes, as one piece, is exactly `[left, right]`."""
-        key = (left, right)
-        ok = self._compatible_memo.get(key)
-        if ok is None:
-            raw = self.enc.decode_single_token_bytes(left) + self.enc.decode_single_token_bytes(right)
-            ok = self.enc._encode_single_piece(raw) == [left, right]
-            self._compatible_memo[key] = ok
-        return ok
-
-    def _count_cut(self, piece: str, cuts: list[tuple[int, int]]) -> int:
-        """Exact count of `piece` cut at `cuts` ((position, last allowed position of its run)).
-
-        Chunks are encoded a few at a time; a junction whose two tokens are not
-        compatible moves its cut one char right (up to `RUN_SLACK` chars), and the cuts of the
-        same run that are not encoded yet move with it (periodic runs then line up at once); a
-        cut that finds no compatible place is dropped.  Only compatible junctions remain.
-        """
-        if not hasattr(self.enc, "_encode_single_piece"):
-            return len(self.enc.encode_ordinary(piece))
-        # [position, last position tried, last position of the run]
-        state = [[p, min(hi, p + RUN_SLACK), hi] for p, hi in cuts]
-        sums: list[tuple[int, int, int] | None] = [None] * (len(state) + 1)
-        window = 2 * self.threads
-
-        def bounds(k: int) -> tuple[int, int]:
-            return (state[k - 1][0] if k else 0), (state[k][0] if k < len(state) else len(piece))
-
-        j = 0
-        while j < len(state):
-            if sums[j] is None or sums[j + 1] is None:
-                todo = [k for k in range(j, min(j + window, len(state)) + 1) if sums[k] is None]
-                for k, summary in zip(todo, self._summaries([piece[slice(*bounds(k))] for k in todo]), strict=True):
-                    sums[k] = summary
-            left, right = sums[j], sums[j + 1]
-            assert left is not None and right is not None
-            if left[0] and right[0] and self.compatible(left[2], right[1]):
-                j += 1
-                continue
-            pos, last, hi = state[j]
-            if pos < last and pos + 1 < bounds(j + 1)[1]:
-                state[j][0] = pos + 1
-                sums[j] = sums[j + 1] = None
-                k = j + 1  # later cuts of this run whose right chunk is not encoded yet move too
-                while (k < len(state) and sums[k + 1] is None and state[k][2] == hi and state[k][0] + 1 <= hi
-                       and state[k][0] + 1 < bounds(k + 1)[1]):
-                    state[k][0] += 1
-                    state[k][1] = min(hi, state[k][1] + 1)
-                    sums[k] = None
-                    k += 1
-            else:  # no compatible place nearby: drop the cut, the two chunks become one
-                del state[j]
-                sums[j:j + 2] = [None]
-            j = max(0, j - 1)  # the chunk before changed: its junction is checked again
-        todo = [k for k, summary in enumerate(sums) if summary is None]  # only when every cut was dropped
-        for k, summary in zip(todo, self._summaries([piece[slice(*bounds(k))] for k in todo]), strict=True):
-            sums[k] = summary
-        return sum(summary[0] for summary in sums if summary is not None)
 
     def close(self) -> None:
         if self._pool is not None:
