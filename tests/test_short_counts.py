@@ -76,12 +76,42 @@ def test_short_counts_are_tiktokens(text: str) -> None:
         assert n == tiktoken_count(text)
     else:  # only what it may not take is left to tiktoken
         assert (len(text) > short.TEXT_MAX or any(0xD800 <= ord(c) <= 0xDFFF for c in text)
-                or not short._plain(text) or max(map(len, (p.encode() for p in short._pattern().findall(text)))) > short.PIECE_MAX)
+                or not short._plain(text) or max(map(len, (p.encode() for p in short._pattern().findall(text)))) > short.LONG_PIECE)
+
+
+_RUN_CHARS = st.sampled_from(["a", "Z", "é", "═", "─", "-", "=", "!", "*", " ", "\n", "\t", "中", "😀"])
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.tuples(_RUN_CHARS, st.integers(1, 140)), min_size=1, max_size=6),
+       st.sampled_from(["", " ", "x", "\n", "'s", "1"]))
+def test_long_pre_tokens_are_merged_as_tiktoken_merges_them(runs: list[tuple[str, int]], sep: str) -> None:
+    """Runs of one char (up to 560 bytes: box-drawing rules, space and letter runs) between short
+    separators: where a pre-token is long, the merge by ranks must still give tiktoken's count."""
+    short._memo.clear()
+    text = sep.join(c * n for c, n in runs)
+    n = short.count(text, "cl100k_base")
+    if n is not None:
+        assert n == tiktoken_count(text)
+    else:
+        pieces = [p.encode() for p in short._pattern().findall(text)]
+        assert max(map(len, pieces)) > short.PIECE_MAX or sum(len(p) for p in set(pieces)
+                                                              if len(p) > short.LONG_PIECE) > short.LONG_BYTES_MAX
+
+
+def test_a_pre_token_up_to_the_limit_is_counted_and_many_long_ones_are_left_to_tiktoken() -> None:
+    short._memo.clear()
+    for text in ("═" * 85, " " * 250 + "x", "QUFBQUFB" * 30, "rule: " + "─" * 80 + "\nend"):
+        assert short.count(text, "cl100k_base") == tiktoken_count(text), text[:20]
+    many = " ".join(chr(0x2500 + i) * 60 for i in range(16))  # 16 distinct pre-tokens of 180 bytes
+    short._memo.clear()
+    assert short.count(many, "cl100k_base") is None
 
 
 def test_texts_beyond_the_limits_are_left_to_tiktoken() -> None:
     assert short.count("x" * (short.TEXT_MAX + 1), "cl100k_base") is None
     assert short.count("!" * (short.PIECE_MAX + 1), "cl100k_base") is None
+    assert short.count("!" * short.PIECE_MAX, "cl100k_base") == tiktoken_count("!" * short.PIECE_MAX)
     assert short.count("\ud800 lone", "cl100k_base") is None
     assert short.count("unassigned \U000e0fff", "cl100k_base") is None
     assert short.count("hello", "o200k_base") is None
@@ -128,11 +158,14 @@ def test_a_batch_is_counted_in_python_only_where_it_fits_the_budget_whole(monkey
     big = [f"batch one, text {i}: " + "word " * 40 for i in range(10)]  # about 2,200 chars: too many
     assert counter.count_many(big) == [tiktoken_count(t) for t in big]
     assert calls == [] and counter._short_left == 1000
-    # Texts `short` does not take (too long, or unassigned chars) go to tiktoken within a batch.
-    mixed = ["a short one", "x" * (short.TEXT_MAX + 1), "\U000e0fff unassigned", "another short one"]
+    # A long text is counted by its pieces (cut where pre-tokens end); a piece `short` does not
+    # take (here an unassigned char) goes to tiktoken within the same batch.
+    long_text = "the tool ran: exit 0\n" * 1500  # 31,500 chars, over `short.TEXT_MAX`
+    mixed = ["a short one", long_text, "\U000e0fff unassigned", "another short one"]
     counter._short_left = SHORT_MAX_CHARS
     assert counter.count_many(mixed) == [tiktoken_count(t) for t in mixed]
-    assert len(calls) == 4
+    assert len(calls) >= 6 and max(map(len, calls)) <= short.TEXT_MAX
+    assert sum(map(len, calls)) == sum(map(len, mixed))
 
 
 def test_the_token_report_of_a_small_file_builds_no_encoder_and_counts_as_tiktoken(tmp_path) -> None:

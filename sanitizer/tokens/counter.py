@@ -144,9 +144,6 @@ class TokenCounter(LongRuns):
         memo = self._memo
         known = {t: n for t in texts if t and (n := memo.get(t)) is not None}  # kept: `trim` may clear the memo
         todo = list(dict.fromkeys(t for t in texts if t and t not in known))
-        if todo and (by_short := self._count_short(todo)):
-            known.update(by_short)
-            todo = [t for t in todo if t not in by_short]
         plain: list[str] = []
         owners: list[int] = []
         runs: list[tuple[int, str, list[tuple[int, int]]]] = []
@@ -183,20 +180,18 @@ class TokenCounter(LongRuns):
                 memo[t] = n
                 self._memo_chars += len(t)
 
-    def _count_short(self, texts: list[str]) -> dict[str, int]:
-        """The counts `short` gives of `texts` (those it counts), while the encoding is neither
+    def _count_short(self, pieces: list[str]) -> dict[str, int]:
+        """The counts `short` gives of `pieces` (those it counts), while the encoding is neither
         loaded nor loading and the whole batch fits what is left of `SHORT_MAX_CHARS`; else none.
 
         A small input (a `--no-tokens` run's few edits, or the whole token report of a small
         file) is then counted without building tiktoken's encoder at all.
         """
-        chars = sum(map(len, texts))
+        chars = sum(map(len, pieces))
         if chars > self._short_left or requested(self.encoding_name):
             return {}
         self._short_left -= chars
-        found = {t: n for t in texts if (n := short.count(t, self.encoding_name)) is not None}
-        self._remember(found)
-        return found
+        return {p: n for p in pieces if (n := short.count(p, self.encoding_name)) is not None}
 
     # --- encoding, in parallel where it pays ------------------------------------------------------
 
@@ -240,8 +235,18 @@ class TokenCounter(LongRuns):
     def _count_plain_later(self, pieces: list[str]) -> Callable[[], list[int]]:
         if not pieces:
             return list
-        later = self._map_later(encode_counts, self._groups(pieces))
-        return lambda: [n for counts in later() for n in counts]
+        by_short = self._count_short(pieces)
+        rest = [p for p in pieces if p not in by_short] if by_short else pieces
+        later = self._map_later(encode_counts, self._groups(rest)) if rest else list
+
+        def counts() -> list[int]:
+            found = [n for counts in later() for n in counts]
+            if not by_short:
+                return found
+            by_short.update(zip(rest, found, strict=True))
+            return [by_short[p] for p in pieces]
+
+        return counts
 
     def _summaries(self, chunks: list[str]) -> list[tuple[int, int, int]]:
         """(token count, first token, last token) of each chunk."""

@@ -8,10 +8,10 @@ encoding's own pre-tokenizer pattern (run by `regex`, which reads it as tiktoken
 a pre-token that is a token counts one, any other is merged by byte-pair ranks (the lowest rank
 first, the leftmost on a tie) and counts its parts.
 
-Only what is sure to pre-tokenize alike is taken: at most `TEXT_MAX` chars, each pre-token at
-most `PIECE_MAX` bytes, and no char outside what this Python's Unicode database has assigned
-(a char newer than it could fall in another letter class in tiktoken's engine) or a lone
-surrogate.  For anything else `count` returns None and the caller uses tiktoken.
+Only what is sure to pre-tokenize alike, and cheap to merge, is taken: at most `TEXT_MAX` chars,
+each pre-token at most `PIECE_MAX` bytes (and few long ones), and no char outside what this
+Python's Unicode database has assigned (a char newer than it could fall in another letter class
+in tiktoken's engine) or a lone surrogate.  For anything else `count` returns None and the caller uses tiktoken.
 `tests/test_short_counts.py` compares every count with tiktoken's, by hypothesis and on the corpus.
 """
 
@@ -25,7 +25,11 @@ import regex
 from sanitizer.tokens import ranks as _ranks
 
 TEXT_MAX = 16 * 1024
-PIECE_MAX = 128
+PIECE_MAX = 256
+# Merging costs about the square of a pre-token's length: a text may hold this many bytes of new
+# pre-tokens over `LONG_PIECE` bytes (box-drawing rules, runs of spaces, letters of base64).
+LONG_PIECE = 128
+LONG_BYTES_MAX = 2048
 _NONE = 1 << 62  # no token: a pair that never merges
 _MEMO_MAX = 1 << 16
 _memo: dict[bytes, int] = {}  # pre-token -> count, for pre-tokens that are no token
@@ -70,6 +74,7 @@ def count(text: str, encoding: str) -> int | None:
     if ranks is None:
         return None
     n = 0
+    long_left = LONG_BYTES_MAX
     for piece in _pattern().findall(text):
         raw = piece.encode("utf-8")
         if raw in ranks:
@@ -79,6 +84,10 @@ def count(text: str, encoding: str) -> int | None:
         else:
             k = _memo.get(raw)
             if k is None:
+                if len(raw) > LONG_PIECE:
+                    long_left -= len(raw)
+                    if long_left < 0:
+                        return None
                 if len(_memo) >= _MEMO_MAX:
                     _memo.clear()
                 k = _memo[raw] = _merged_parts(raw, ranks)
