@@ -6,18 +6,17 @@ import json
 import shlex
 from typing import Any
 
-import regex
-
 from sanitizer.digest.calls import shell_text
 from sanitizer.digest.line import is_digest
 from sanitizer.model import Message, Part, View
 from sanitizer.pairs import Pairs
+from sanitizer.textkit import pattern_cache
 from sanitizer.textkit.images import label_of
 from sanitizer.textkit.spans import split_kept_blocks
 
 # Terminal escapes (CSI colours, OSC titles/links, two-byte escapes): noise in a transcript.  Only
 # renderings drop them; the same-format copy keeps the bytes.
-ANSI = regex.compile(r"\x1b(?:\[[0-?]*+[ -/]*+[@-~]|\][^\x07\x1b]*+(?:\x07|\x1b\\)?|[@-Z\\-_])")
+ANSI = pattern_cache.compile(r"\x1b(?:\[[0-?]*+[ -/]*+[@-~]|\][^\x07\x1b]*+(?:\x07|\x1b\\)?|[@-Z\\-_])")
 
 
 def strip_ansi(text: str) -> str:
@@ -100,7 +99,7 @@ def call_form(part: Part) -> str:
 
 
 # The outcome half of a digest line (`exit 1, 47 lines; …`): what follows `[Tool] VERB target -> `.
-_OUTCOME = regex.compile(r" -> (?=(?:exit -?\d++, |error, )?(?:[\d,]++ lines?|no output)\b)")
+_OUTCOME = pattern_cache.compile(r" -> (?=(?:exit -?\d++, |error, )?(?:[\d,]++ lines?|no output)\b)")
 
 
 def _outcome_only(text: str) -> str:

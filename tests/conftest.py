@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import atexit
 import json
 import os
+import shutil
+import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -18,6 +21,12 @@ if TYPE_CHECKING:
 settings.register_profile("ci", derandomize=True, deadline=None)
 if os.environ.get("CI"):
     settings.load_profile("ci")
+
+# The compiled-pattern cache of the test processes (and of the runs they start with this
+# environment) lives in a folder of this session, never in the user's cache folder.
+_CACHE = tempfile.mkdtemp(prefix="sanitizer-test-cache-")
+atexit.register(shutil.rmtree, _CACHE, ignore_errors=True)
+os.environ["SANITIZER_CACHE_DIR"] = _CACHE
 
 ROOT = Path(__file__).resolve().parents[1]
 CORPUS = ROOT.parent / "shared" / "corpus"

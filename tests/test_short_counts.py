@@ -14,6 +14,7 @@ from conftest import CORPUS, ROOT, corpus_params
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
+from sanitizer import cachedir
 from sanitizer.tokens import counter as counter_module
 from sanitizer.tokens import encodings, ranks, short
 from sanitizer.tokens.counter import SHORT_MAX_CHARS, TokenCounter
@@ -29,6 +30,27 @@ def test_the_fast_reader_gives_tiktokens_vocabulary_pattern_and_special_tokens()
     assert ranks.cl100k_ranks() == ENC._mergeable_ranks
     assert ENC._pat_str == ranks.PATTERN
     assert ENC._special_tokens == ranks.SPECIAL
+
+
+@pytest.mark.parametrize("kept", ["fresh", "kept", "damaged", "another dict", "off"])
+def test_the_ranks_kept_in_the_cache_folder_are_tiktokens(kept: str, tmp_path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import marshal
+
+    monkeypatch.setenv(cachedir.ENV, "" if kept == "off" else str(tmp_path / "cache"))
+    ranks.cl100k_ranks.cache_clear()
+    if kept in ("kept", "damaged", "another dict"):
+        assert ranks.cl100k_ranks() == ENC._mergeable_ranks  # parsed, and kept
+        ranks.cl100k_ranks.cache_clear()
+        if kept == "damaged":
+            path = cachedir.path(ranks._KEPT)
+            path.write_bytes(path.read_bytes()[:-100])
+        elif kept == "another dict":
+            cachedir.write(ranks._KEPT, marshal.dumps({b"x": 1}))
+        else:  # read back from the cache, not parsed: parsing would fail now
+            monkeypatch.setattr(ranks.binascii, "a2b_base64", None)
+    assert ranks.cl100k_ranks() == ENC._mergeable_ranks
+    assert (cachedir.path(ranks._KEPT) is not None and cachedir.path(ranks._KEPT).is_file()) == (kept != "off")
+    ranks.cl100k_ranks.cache_clear()
 
 
 def test_the_encoding_built_from_the_fast_reader_encodes_as_tiktokens() -> None:
@@ -124,7 +146,7 @@ def test_short_counts_on_slices_of_real_sessions(path) -> None:
     counted = 0
     for _ in range(60):
         start = rng.randrange(len(text))
-        piece = text[start:start + rng.choice((40, 300, 2000, 9000))]
+        piece = text[start:start + rng.choice((40, 300, 2000, 9000, 40000))]
         n = short.count(piece, "cl100k_base")
         if n is not None:
             counted += 1
@@ -160,7 +182,7 @@ def test_a_batch_is_counted_in_python_only_where_it_fits_the_budget_whole(monkey
     assert calls == [] and counter._short_left == 1000
     # A long text is counted by its pieces (cut where pre-tokens end); a piece `short` does not
     # take (here an unassigned char) goes to tiktoken within the same batch.
-    long_text = "the tool ran: exit 0\n" * 1500  # 31,500 chars, over `short.TEXT_MAX`
+    long_text = "the tool ran: exit 0\n" * 3500  # 73,500 chars, over `short.TEXT_MAX`
     mixed = ["a short one", long_text, "\U000e0fff unassigned", "another short one"]
     counter._short_left = SHORT_MAX_CHARS
     assert counter.count_many(mixed) == [tiktoken_count(t) for t in mixed]

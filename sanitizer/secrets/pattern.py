@@ -5,6 +5,7 @@ from __future__ import annotations
 import regex
 
 from sanitizer.secrets.leads import leads as _leads
+from sanitizer.textkit import pattern_cache
 
 __all__ = ["SecretPattern"]
 
@@ -45,7 +46,7 @@ class SecretPattern:
         """The compiled pattern (compiled now if no run has needed it yet)."""
         compiled = self._compiled
         if compiled is None:
-            compiled = self._compiled = regex.compile(self.spec)
+            compiled = self._compiled = pattern_cache.compile(self.spec)
         return compiled
 
     @property

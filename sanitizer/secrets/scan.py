@@ -28,6 +28,7 @@ from sanitizer.secrets.kinds import Example, Kind
 from sanitizer.secrets.named import KEY_BLOCKS, NAMED
 from sanitizer.secrets.pattern import SecretPattern
 from sanitizer.secrets.providers import PROVIDERS
+from sanitizer.textkit import pattern_cache
 from sanitizer.textkit.lazy import lazy_pattern
 
 __all__ = ["KINDS", "PATTERNS", "REDACTED_RE", "Example", "Kind", "SecretPattern", "redact", "redact_many",
@@ -131,7 +132,7 @@ def _anchored(sp: SecretPattern, text: str, low: str, hits: dict[str, list[int]]
 def _finder(lit: str) -> regex.Pattern[str]:
     finder = _FINDERS.get(lit)
     if finder is None:
-        finder = _FINDERS[lit] = regex.compile(regex.escape(lit) + _FOLLOWS[lit])
+        finder = _FINDERS[lit] = pattern_cache.compile(regex.escape(lit) + _FOLLOWS[lit])
     return finder
 
 

@@ -12,6 +12,8 @@ from typing import Any
 
 import regex
 
+from sanitizer.textkit import pattern_cache
+
 __all__ = ["LazyPattern", "lazy_pattern"]
 
 
@@ -34,7 +36,7 @@ class LazyPattern:
         """The compiled pattern (compiled now on the first call)."""
         compiled = self._compiled
         if compiled is None:
-            compiled = regex.compile(self._spec, self._flags)
+            compiled = pattern_cache.compile(self._spec, self._flags)
             self.__dict__.update((name, getattr(compiled, name)) for name in _METHODS)
             self._compiled = compiled
         return compiled

@@ -13,13 +13,15 @@ from collections.abc import Iterable
 
 import regex
 
+from sanitizer.textkit import pattern_cache
+
 # Above this many chars, a text is split at pre-token boundaries before encoding.
 CHUNK_CHARS = 8192
 # Single-class runs (letters, punctuation, whitespace) at least this long are cut inside.
 RUN_MIN = 4096
 RUN_STEP = 2048
 
-_PUNCT_BLOCK = regex.compile(r"[^\s\p{L}\p{N}]+")
+_PUNCT_BLOCK = pattern_cache.compile(r"[^\s\p{L}\p{N}]+")
 # A maximal run of letters, of "punctuation" (not space/letter/digit), or of whitespace.
 _RUN_TEMPLATE = r"(?<!\p{L})\p{L}{MIN,}+|(?<![^\s\p{L}\p{N}])[^\s\p{L}\p{N}]{MIN,}+|(?<!\s)\s{MIN,}+"
 
@@ -87,10 +89,10 @@ def _may_hold_run(text: str, min_run: int) -> bool:
 
 @functools.lru_cache(maxsize=16)
 def _runs_pattern(min_run: int) -> regex.Pattern[str]:
-    return regex.compile(_RUN_TEMPLATE.replace("MIN", str(min_run)))
+    return pattern_cache.compile(_RUN_TEMPLATE.replace("MIN", str(min_run)))
 
 
-_NEWLINE_AFTER_ALNUM = regex.compile(r"(?<=[\p{L}\p{N}])\n")
+_NEWLINE_AFTER_ALNUM = pattern_cache.compile(r"(?<=[\p{L}\p{N}])\n")
 
 
 def split_for_bpe(text: str, size: int = CHUNK_CHARS) -> Iterable[str]:
@@ -122,8 +124,8 @@ def split_for_bpe(text: str, size: int = CHUNK_CHARS) -> Iterable[str]:
 # alone: before a newline that follows a letter or digit (as in `split_for_bpe`), or, in the
 # encodings whose words never share a pre-token, before a space between two letters (the space
 # starts ` word`; the letters before it end their run).
-_BOUNDARY = regex.compile(r"(?<=[\p{L}\p{N}])\n")
-_WORD_BOUNDARY = regex.compile(r"(?<=[\p{L}\p{N}])\n|(?<=\p{L}) (?=\p{L})")
+_BOUNDARY = pattern_cache.compile(r"(?<=[\p{L}\p{N}])\n")
+_WORD_BOUNDARY = pattern_cache.compile(r"(?<=[\p{L}\p{N}])\n|(?<=\p{L}) (?=\p{L})")
 # How far a window edge looks for a boundary at first (then 4x as far, up to the whole text).
 _EDGE_LOOK = 2048
 

@@ -22,9 +22,10 @@ import unicodedata
 
 import regex
 
+from sanitizer.textkit import pattern_cache
 from sanitizer.tokens import ranks as _ranks
 
-TEXT_MAX = 16 * 1024
+TEXT_MAX = 64 * 1024  # a longer piece is rare (the counter cuts texts at line breaks) and goes to tiktoken
 PIECE_MAX = 256
 # Merging costs about the square of a pre-token's length: a text may hold this many bytes of new
 # pre-tokens over `LONG_PIECE` bytes (box-drawing rules, runs of spaces, letters of base64).
@@ -37,7 +38,7 @@ _memo: dict[bytes, int] = {}  # pre-token -> count, for pre-tokens that are no t
 
 @functools.cache
 def _pattern() -> regex.Pattern[str]:
-    return regex.compile(_ranks.PATTERN)
+    return pattern_cache.compile(_ranks.PATTERN)
 
 
 def _plain(text: str) -> bool:

@@ -1,0 +1,69 @@
+"""The user's cache folder: data derived from this package's own code and files, kept between
+processes to save start-up time (never input text, never a rule or setting of the user's).
+
+`$SANITIZER_CACHE_DIR` when set (empty: nothing is kept at all), else `$XDG_CACHE_HOME/sanitizer`,
+else `$HOME/.cache/sanitizer`; a process with none of them set keeps nothing.  Every file carries
+a CRC-32 of its bytes and is replaced atomically; one that is missing or damaged reads as None,
+and an error reading or writing is ignored: the cache only ever saves time.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import zlib
+from pathlib import Path
+
+__all__ = ["ENV", "folder", "read", "write"]
+
+ENV = "SANITIZER_CACHE_DIR"
+_HEAD = 4  # the CRC-32 of the body, big-endian
+
+
+def folder() -> Path | None:
+    """The cache folder (not created here), or None where caching is off."""
+    chosen = os.environ.get(ENV)
+    if chosen is not None:
+        return Path(chosen) if chosen.strip() else None
+    xdg, home = os.environ.get("XDG_CACHE_HOME", ""), os.environ.get("HOME", "")
+    if os.path.isabs(xdg):  # a relative one is to be ignored (the XDG base directory spec)
+        return Path(xdg) / "sanitizer"
+    return Path(home) / ".cache" / "sanitizer" if os.path.isabs(home) else None
+
+
+def path(name: str) -> Path | None:
+    """Where the cached file `name` is (or would be), or None where caching is off."""
+    where = folder()
+    return where / name if where is not None else None
+
+
+def read(name: str) -> memoryview | None:
+    """The body of the cached file `name`, or None where it is missing, damaged or off."""
+    where = path(name)
+    if where is None:
+        return None
+    try:
+        data = where.read_bytes()
+    except OSError:
+        return None
+    body = memoryview(data)[_HEAD:]
+    if len(data) <= _HEAD or zlib.crc32(body) != int.from_bytes(data[:_HEAD], "big"):
+        return None
+    return body
+
+
+def write(name: str, body: bytes) -> None:
+    """Keep `body` as the cached file `name` (atomically; nothing happens where it cannot be written)."""
+    where = path(name)
+    if where is None:
+        return
+    part = where.with_name(f".{name}.{os.getpid()}.part")
+    try:
+        where.parent.mkdir(parents=True, exist_ok=True)
+        with open(part, "xb") as out:  # never through a file or link that is already there
+            out.write(zlib.crc32(body).to_bytes(_HEAD, "big"))
+            out.write(body)
+        os.replace(part, where)
+    except OSError:
+        with contextlib.suppress(OSError):
+            part.unlink()
