@@ -157,6 +157,7 @@ def test_short_counts_on_slices_of_real_sessions(path) -> None:
 def test_counts_are_made_in_python_until_the_budget_is_spent(monkeypatch: pytest.MonkeyPatch) -> None:
     counter = TokenCounter(threads=1)
     monkeypatch.setattr(counter_module, "requested", lambda name: False)
+    monkeypatch.setattr(counter_module, "_short_left", SHORT_MAX_CHARS)  # as in a new process
     calls = []
     real = short.count
     monkeypatch.setattr(short, "count", lambda text, name: calls.append(text) or real(text, name))
@@ -164,7 +165,8 @@ def test_counts_are_made_in_python_until_the_budget_is_spent(monkeypatch: pytest
     assert [counter.count(t) for t in texts] == [tiktoken_count(t) for t in texts]
     assert len(calls) == 40
     assert counter.at_least(texts[3]) == tiktoken_count(texts[3])  # remembered like tiktoken's counts
-    counter._short_left = 0  # spent: tiktoken counts from now on
+    monkeypatch.setattr(counter_module, "_short_left", 0)  # spent: tiktoken counts from now on
+    assert TokenCounter(threads=1).count("one more text") == tiktoken_count("one more text")  # in every counter
     assert counter.count("one more text") == tiktoken_count("one more text")
     assert len(calls) == 40
     assert SHORT_MAX_CHARS >= 64 * 1024
@@ -176,15 +178,15 @@ def test_a_batch_is_counted_in_python_only_where_it_fits_the_budget_whole(monkey
     calls = []
     real = short.count
     monkeypatch.setattr(short, "count", lambda text, name: calls.append(text) or real(text, name))
-    counter._short_left = 1000
+    monkeypatch.setattr(counter_module, "_short_left", 1000)
     big = [f"batch one, text {i}: " + "word " * 40 for i in range(10)]  # about 2,200 chars: too many
     assert counter.count_many(big) == [tiktoken_count(t) for t in big]
-    assert calls == [] and counter._short_left == 1000
+    assert calls == [] and counter_module._short_left == 1000
     # A long text is counted by its pieces (cut where pre-tokens end); a piece `short` does not
     # take (here an unassigned char) goes to tiktoken within the same batch.
     long_text = "the tool ran: exit 0\n" * 3500  # 73,500 chars, over `short.TEXT_MAX`
     mixed = ["a short one", long_text, "\U000e0fff unassigned", "another short one"]
-    counter._short_left = SHORT_MAX_CHARS
+    monkeypatch.setattr(counter_module, "_short_left", SHORT_MAX_CHARS)
     assert counter.count_many(mixed) == [tiktoken_count(t) for t in mixed]
     assert len(calls) >= 6 and max(map(len, calls)) <= short.TEXT_MAX
     assert sum(map(len, calls)) == sum(map(len, mixed))

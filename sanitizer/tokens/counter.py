@@ -68,6 +68,7 @@ MEMO_MAX_TEXT = MEMO_MAX_CHARS
 # of 0.4-0.95 MB ran 0-15% faster counted this way than by building the encoder (55 ms) in a
 # preload thread that contends for the interpreter; the command line preloads above this size.
 SHORT_MAX_CHARS = 512 * 1024
+_short_left = SHORT_MAX_CHARS  # for the whole process: a long-lived one soon counts with tiktoken
 
 
 class TokenCounter(LongRuns):
@@ -87,7 +88,6 @@ class TokenCounter(LongRuns):
         self._memo_chars = 0
         self._pool: ProcessPoolExecutor | None = None
         self._compatible_memo: dict[tuple[int, int], bool] = {}
-        self._short_left = SHORT_MAX_CHARS
 
     @property
     def enc(self) -> tiktoken.Encoding:
@@ -184,15 +184,17 @@ class TokenCounter(LongRuns):
 
     def _count_short(self, pieces: list[str]) -> dict[str, int]:
         """The counts `short` gives of `pieces` (those it counts), while the encoding is neither
-        loaded nor loading and the whole batch fits what is left of `SHORT_MAX_CHARS`; else none.
+        loaded nor loading and the whole batch fits what this process has left of `SHORT_MAX_CHARS`
+        (every counter of a long-lived process shares it, so it soon counts with tiktoken); else none.
 
         A small input (a `--no-tokens` run's few edits, or the whole token report of a small
         file) is then counted without building tiktoken's encoder at all.
         """
+        global _short_left
         chars = sum(map(len, pieces))
-        if chars > self._short_left or requested(self.encoding_name):
+        if chars > _short_left or requested(self.encoding_name):
             return {}
-        self._short_left -= chars
+        _short_left -= chars
         return {p: n for p in pieces if (n := short.count(p, self.encoding_name)) is not None}
 
     # --- encoding, in parallel where it pays ------------------------------------------------------
@@ -203,6 +205,7 @@ class TokenCounter(LongRuns):
         if len(jobs) == 1:
             return lambda: [fn(jobs[0])]
         if self._pool is None:
+            self.enc  # noqa: B018 - built here, once: the forked workers inherit it instead of each building it
             self._pool = processes.new_pool(self.threads, mp_context=fork_context())
         futures = [self._pool.submit(fn, job) for job in jobs]
         return lambda: [f.result() for f in futures]
