@@ -239,3 +239,12 @@ def test_a_no_tokens_run_on_a_real_session_builds_no_encoder(tmp_path) -> None:
                    capture_output=True, timeout=300, cwd=tmp_path,
                    env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin", "HOME": str(tmp_path)})
     assert out.read_bytes() == with_tokens.read_bytes()  # the same decisions either way
+
+
+def test_another_encoding_is_never_counted_here_and_spends_no_budget(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(counter_module, "requested", lambda name: False)
+    monkeypatch.setattr(counter_module, "_short_left", 5000)
+    counter = TokenCounter(threads=1)
+    monkeypatch.setattr(counter, "encoding_name", "p50k_base")  # as a counter of that encoding would be
+    assert counter._count_short(["some text to count", "and more"]) == {}
+    assert counter_module._short_left == 5000

@@ -192,7 +192,7 @@ class TokenCounter(LongRuns):
         """
         global _short_left
         chars = sum(map(len, pieces))
-        if chars > _short_left or requested(self.encoding_name):
+        if self.encoding_name != short.ENCODING or chars > _short_left or requested(self.encoding_name):
             return {}
         _short_left -= chars
         return {p: n for p in pieces if (n := short.count(p, self.encoding_name)) is not None}

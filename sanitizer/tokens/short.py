@@ -25,6 +25,7 @@ import regex
 from sanitizer.textkit import pattern_cache
 from sanitizer.tokens import ranks as _ranks
 
+ENCODING = _ranks.NAME  # the one encoding counted here
 TEXT_MAX = 64 * 1024  # a longer piece is rare (the counter cuts texts at line breaks) and goes to tiktoken
 PIECE_MAX = 256
 # Merging costs about the square of a pre-token's length: a text may hold this many bytes of new
@@ -69,7 +70,7 @@ def _merged_parts(piece: bytes, ranks: dict[bytes, int]) -> int:
 
 def count(text: str, encoding: str) -> int | None:
     """The exact token count of `text` in `encoding`, or None where this module does not count it."""
-    if len(text) > TEXT_MAX or encoding != _ranks.NAME or not _plain(text):
+    if len(text) > TEXT_MAX or encoding != ENCODING or not _plain(text):
         return None
     ranks = _ranks.cl100k_ranks()
     if ranks is None:
