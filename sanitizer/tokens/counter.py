@@ -36,6 +36,7 @@ from sanitizer.tokens.encodings import (
     WORD_BOUND_ENCODINGS,
     EncodingError,
     check_name,
+    counts_available,
     encode_counts,
     encode_summaries,
     get_encoding,
@@ -83,6 +84,8 @@ class TokenCounter(LongRuns):
     def __init__(self, encoding: str = DEFAULT_ENCODING, threads: int | None = None) -> None:
         self.encoding_name = encoding
         check_name(encoding)  # an unknown name fails here; the file itself is read on first need
+        # False where tiktoken (or its bundled file) is not installed: `count` would raise.
+        self.exact = counts_available(encoding)
         self.threads = default_threads() if threads is None else max(1, threads)
         self._memo: dict[str, int] = {}
         self._memo_chars = 0
