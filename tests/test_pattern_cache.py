@@ -47,7 +47,12 @@ def _built_in_specs() -> list[tuple[str, int]]:
     for info in pkgutil.walk_packages(sanitizer.__path__, "sanitizer."):
         if info.name.endswith("__main__") or info.name.startswith(("sanitizer.integrations", "sanitizer.engines")):
             continue  # `python -m` entry points, and the optional extras (they import their packages)
-        module = importlib.import_module(info.name)
+        try:
+            module = importlib.import_module(info.name)
+        except ModuleNotFoundError as exc:  # a module of an optional extra that is not installed
+            if (exc.name or "sanitizer").startswith("sanitizer"):
+                raise
+            continue
         for value in vars(module).values():
             if isinstance(value, LazyPattern):
                 found.add((value.pattern, int(value._flags)))

@@ -70,11 +70,13 @@ def test_an_altered_vocabulary_file_is_not_read_fast(tmp_path, monkeypatch: pyte
     altered.write_bytes(ranks.bundled_file().read_bytes().replace(b" 5\n", b" 6\n", 1))
     monkeypatch.setattr(ranks, "bundled_file", lambda: altered)
     ranks.cl100k_ranks.cache_clear()
+    ranks.verified.cache_clear()
     try:
         assert ranks.cl100k_ranks() is None
         assert short.count("hello world", "cl100k_base") is None
     finally:
         ranks.cl100k_ranks.cache_clear()
+        ranks.verified.cache_clear()
 
 
 _ALPHABETS = st.sampled_from([

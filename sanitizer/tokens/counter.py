@@ -198,6 +198,7 @@ class TokenCounter(LongRuns):
         if self.encoding_name != short.ENCODING or chars > _short_left or requested(self.encoding_name):
             return {}
         _short_left -= chars
+        short.expect(chars)
         return {p: n for p in pieces if (n := short.count(p, self.encoding_name)) is not None}
 
     # --- encoding, in parallel where it pays ------------------------------------------------------

@@ -44,21 +44,35 @@ def bundled_file() -> Path | None:
     return path if path.is_file() else None
 
 
-@functools.cache
-def cl100k_ranks() -> dict[bytes, int] | None:
-    """Token bytes -> rank of the bundled cl100k_base file, or None where it is missing, altered
-    or not laid out as expected (the caller then goes through tiktoken)."""
+def _verified_data() -> bytes | None:
     path = bundled_file()
     if path is None:
         return None
     data = path.read_bytes()
     import hashlib  # only here: its import is start-up time for every other run
 
-    if hashlib.sha256(data).hexdigest() != SHA256:
+    return data if hashlib.sha256(data).hexdigest() == SHA256 else None
+
+
+@functools.cache
+def verified() -> bool:
+    """True where the bundled cl100k_base file is installed and has the expected sha256: what
+    every reader of the vocabulary checks first, its copies in the cache folder included."""
+    return _verified_data() is not None
+
+
+@functools.cache
+def cl100k_ranks() -> dict[bytes, int] | None:
+    """Token bytes -> rank of the bundled cl100k_base file, or None where it is missing, altered
+    or not laid out as expected (the caller then goes through tiktoken)."""
+    if not verified():
         return None
     kept = _kept()
     if kept is not None:
         return kept
+    data = _verified_data()  # read again, to parse (the first process on a machine only)
+    if data is None:
+        return None
     fields = data.split()
     tokens, ranks = fields[0::2], fields[1::2]
     if len(tokens) != len(ranks) or ranks[-1] != str(len(ranks) - 1).encode() or ranks[0] != b"0":
