@@ -199,3 +199,34 @@ def test_a_linked_copy_that_differs_from_its_block_is_redacted_on_its_own() -> N
     out = result.dumps()
     assert not leaks(out, planted(example))
     assert any(c.rule == "redact-secrets" and c.path[:1] == ["toolUseResult"] for c in result.report.cuts)
+
+
+# The shapes whose cases hold at least three strings outside the parts (so chunks of 1 and 2 are
+# more than one chunk); the others hold one or two.
+@pytest.mark.parametrize("fmt", ["anthropic", "dataset", "claude_code", "codex"])
+def test_the_strings_outside_the_parts_scanned_in_chunks_of_any_size_give_the_same_copy(
+        fmt: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`walk.apply` scans the strings no part settles `APPLY_CHUNK` at a time and writes each
+    redaction in place (a dict key renamed, a `"key": "value"` pair): chunks of 1 and 2 strings
+    give the copy and the cuts of one chunk for all."""
+    from sanitizer.secrets import walk
+
+    where = sorted(HOLDS[fmt])
+    plants = {w: "x " + EXAMPLES[i % len(EXAMPLES)][1] + " y" for i, w in enumerate(where)}
+    name, text = build(fmt, plants, True)
+
+    def run() -> tuple[str, list[dict[str, Any]]]:
+        result = Sanitizer().sanitize_text(text, name)
+        return result.dumps(), result.report.to_dict()["cuts"]
+
+    expected = run()
+    assert "[REDACTED:" in expected[0]
+    chunks: list[int] = []
+    apply_chunk = walk._apply_chunk
+    monkeypatch.setattr(walk, "_apply_chunk", lambda chunk, results: chunks.append(len(chunk)) or apply_chunk(chunk, results))
+    for size in (1, 2):
+        monkeypatch.setattr(walk, "APPLY_CHUNK", size)
+        chunks.clear()
+        assert run() == expected, size
+        assert chunks and max(chunks) <= size
+        assert sum(chunks) > size  # more than one chunk: the chunking is what is tested

@@ -111,3 +111,50 @@ def test_big_batches_are_counted_by_worker_processes_exactly(monkeypatch) -> Non
         finally:
             counter.close()
         assert counter._pool is None
+
+
+def _random_texts(seed: int, n: int) -> list[str]:
+    import random
+
+    rnd = random.Random(seed)
+    words = ["alpha", "beta", " ", "\n", "数据", "==", "x1", "'s", "🙂"]
+    return ["".join(rnd.choice(words) for _ in range(rnd.randrange(1, 9000))) for _ in range(n)]
+
+
+def test_a_big_batch_goes_to_the_workers_in_groups_of_at_most_group_max_chars(monkeypatch) -> None:  # noqa: ANN001
+    import sanitizer.tokens.counter as tokens
+
+    monkeypatch.setattr(tokens, "PARALLEL_MIN_CHARS", 64 * 1024)
+    monkeypatch.setattr(tokens, "GROUP_MAX_CHARS", 16 * 1024)
+    texts = _random_texts(11, 80)
+    plain = [len(tokens.get_encoding().encode_ordinary(t)) for t in texts]
+    pieces = [p for t in texts for p in split_for_bpe(t)]
+    counter = tokens.TokenCounter(threads=2)
+    try:
+        groups = counter._groups(pieces)
+        assert [p for g in groups for p in g] == pieces  # in order, none lost
+        assert len(groups) > 2 * counter.threads
+        assert all(sum(map(len, g)) < 16 * 1024 + max(map(len, pieces)) for g in groups)
+        later = counter.count_many_later(texts)
+        assert counter._pool is not None
+        assert later() == plain
+    finally:
+        counter.close()
+
+
+def test_a_big_batch_without_workers_is_counted_when_started(monkeypatch) -> None:  # noqa: ANN001
+    """With one process, a big batch is counted by `count_many_later` itself (its pieces are not
+    held until the counts are asked for); the counts are the same."""
+    import sanitizer.tokens.counter as tokens
+
+    monkeypatch.setattr(tokens, "PARALLEL_MIN_CHARS", 64 * 1024)
+    texts = _random_texts(12, 40)
+    plain = [len(tokens.get_encoding().encode_ordinary(t)) for t in texts]
+    calls: list[int] = []
+    counts = tokens.encode_counts
+    monkeypatch.setattr(tokens, "encode_counts", lambda job: calls.append(len(job[1])) or counts(job))
+    counter = tokens.TokenCounter(threads=1)
+    later = counter.count_many_later(texts)
+    assert calls  # already counted
+    assert later() == plain
+    assert len(calls) == 1  # one group, in this process

@@ -228,7 +228,9 @@ def _redact_once(text: str, fast: bool) -> tuple[str, list[str], bool]:
 # or NUL, and no lookbehind takes the separator for more than a line break, so a text's edges
 # behave as at the start or end of text).
 _JOIN = "\n\x00\n"
-BATCH_CHARS = 4 * 1024 * 1024
+# A batch, its redacted copy and the pieces between are held at once: 1 M chars keeps that small
+# (4 M chars was no faster: 1.35 against 1.22 s over every string of a 20 MB session).
+BATCH_CHARS = 1024 * 1024
 
 
 def redact_many(texts: Sequence[str]) -> list[tuple[str, list[str]]]:

@@ -64,6 +64,10 @@ WARM_PARALLEL_MIN_CHARS = 128 * 1024
 # between documents (the dataset stream trims after every batch of lines).
 MEMO_MAX_CHARS = 256 * 1024 * 1024
 MEMO_MAX_TEXT = MEMO_MAX_CHARS
+# A group of pieces sent to a worker holds at most this many chars (give or take a piece): a group
+# is held by this process until its counts are back, so smaller groups free a big batch's pieces
+# while the workers go on (see `bench/results/2026-12-02-peak-tokens-2.md`).
+GROUP_MAX_CHARS = 4 * 1024 * 1024
 # `short` counts up to this many chars in Python (about 3 M chars/s), then tiktoken takes over, as
 # it does for a batch that does not fit.  Measured whole (`bench/process.py`), the corpus sessions
 # of 0.4-0.95 MB ran 0-15% faster counted this way than by building the encoder (55 ms) in a
@@ -207,7 +211,10 @@ class TokenCounter(LongRuns):
         """`[fn(job) for job in jobs]`, started now in the pool (one group: computed when asked)."""
         jobs = [(self.encoding_name, g) for g in groups]
         if len(jobs) == 1:
-            return lambda: [fn(jobs[0])]
+            if sum(map(len, groups[0])) < PARALLEL_MIN_CHARS:
+                return lambda: [fn(jobs[0])]
+            done = [fn(jobs.pop())]  # a big one in this process: now, rather than holding its text
+            return lambda: done
         if self._pool is None:
             self.enc  # noqa: B018 - built here, once: the forked workers inherit it instead of each building it
             self._pool = processes.new_pool(self.threads, mp_context=fork_context())
@@ -225,12 +232,13 @@ class TokenCounter(LongRuns):
             self._pool.submit(int).result()  # the first job starts the workers
 
     def _groups(self, pieces: list[str]) -> list[list[str]]:
-        """Consecutive groups of `pieces` of about equal size, two per process."""
+        """Consecutive groups of `pieces` of about equal size, two per process, at most
+        `GROUP_MAX_CHARS` each."""
         total = sum(map(len, pieces))
         least = PARALLEL_MIN_CHARS if self._pool is None else WARM_PARALLEL_MIN_CHARS
         if self.threads == 1 or total < least or in_daemon():
             return [pieces]
-        target = max(least // 4, total // (self.threads * 2))
+        target = min(GROUP_MAX_CHARS, max(least // 4, total // (self.threads * 2)))
         groups: list[list[str]] = [[]]
         size = 0
         for p in pieces:
@@ -245,14 +253,16 @@ class TokenCounter(LongRuns):
         if not pieces:
             return list
         by_short = self._count_short(pieces)
-        rest = [p for p in pieces if p not in by_short] if by_short else pieces
+        if not by_short:
+            # Only the counts wait to be asked for, not `pieces`: the pieces of long texts are
+            # copies, freed once their group is counted rather than at the end of the run.
+            later = self._map_later(encode_counts, self._groups(pieces))
+            return lambda: [n for counts in later() for n in counts]
+        rest = [p for p in pieces if p not in by_short]
         later = self._map_later(encode_counts, self._groups(rest)) if rest else list
 
         def counts() -> list[int]:
-            found = [n for counts in later() for n in counts]
-            if not by_short:
-                return found
-            by_short.update(zip(rest, found, strict=True))
+            by_short.update(zip(rest, (n for counts in later() for n in counts), strict=True))
             return [by_short[p] for p in pieces]
 
         return counts
