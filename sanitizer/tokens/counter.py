@@ -208,7 +208,8 @@ class TokenCounter(LongRuns):
     # --- encoding, in parallel where it pays ------------------------------------------------------
 
     def _map_later(self, fn, groups: list) -> Callable[[], list]:  # noqa: ANN001 - internal helper
-        """`[fn(job) for job in jobs]`, started now in the pool (one group: computed when asked)."""
+        """`[fn(job) for job in jobs]`, started now in the pool (one group in this process: a small
+        one computed when asked, a big one now)."""
         jobs = [(self.encoding_name, g) for g in groups]
         if len(jobs) == 1:
             if sum(map(len, groups[0])) < PARALLEL_MIN_CHARS:
