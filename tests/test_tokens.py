@@ -86,15 +86,19 @@ def test_counter_memoizes_and_batches() -> None:
     assert counter.count_many(texts) == [len(enc.encode_ordinary(t)) for t in texts]
 
 
-def test_big_batches_are_counted_by_worker_processes_exactly(monkeypatch) -> None:  # noqa: ANN001
+def _random_texts(seed: int, n: int) -> list[str]:
     import random
 
+    rnd = random.Random(seed)
+    words = ["alpha", "beta", " ", "\n", "数据", "==", "x1", "'s", "🙂"]
+    return ["".join(rnd.choice(words) for _ in range(rnd.randrange(1, 9000))) for _ in range(n)]
+
+
+def test_big_batches_are_counted_by_worker_processes_exactly(monkeypatch) -> None:  # noqa: ANN001
     import sanitizer.tokens.counter as tokens
 
     monkeypatch.setattr(tokens, "PARALLEL_MIN_CHARS", 64 * 1024)
-    rnd = random.Random(7)
-    words = ["alpha", "beta", " ", "\n", "数据", "==", "x1", "'s", "🙂"]
-    texts = ["".join(rnd.choice(words) for _ in range(rnd.randrange(1, 9000))) for _ in range(80)]
+    texts = _random_texts(7, 80)
     plain = [len(tokens.get_encoding().encode_ordinary(t)) for t in texts]
     for early in (False, True):  # workers forked on first need, or up front (`start_workers`)
         counter = tokens.TokenCounter(threads=2)
@@ -111,14 +115,6 @@ def test_big_batches_are_counted_by_worker_processes_exactly(monkeypatch) -> Non
         finally:
             counter.close()
         assert counter._pool is None
-
-
-def _random_texts(seed: int, n: int) -> list[str]:
-    import random
-
-    rnd = random.Random(seed)
-    words = ["alpha", "beta", " ", "\n", "数据", "==", "x1", "'s", "🙂"]
-    return ["".join(rnd.choice(words) for _ in range(rnd.randrange(1, 9000))) for _ in range(n)]
 
 
 def test_a_big_batch_goes_to_the_workers_in_groups_of_at_most_group_max_chars(monkeypatch) -> None:  # noqa: ANN001

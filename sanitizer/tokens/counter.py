@@ -254,13 +254,12 @@ class TokenCounter(LongRuns):
         if not pieces:
             return list
         by_short = self._count_short(pieces)
+        rest = [p for p in pieces if p not in by_short] if by_short else pieces
+        later = self._map_later(encode_counts, self._groups(rest)) if rest else list
         if not by_short:
             # Only the counts wait to be asked for, not `pieces`: the pieces of long texts are
             # copies, freed once their group is counted rather than at the end of the run.
-            later = self._map_later(encode_counts, self._groups(pieces))
             return lambda: [n for counts in later() for n in counts]
-        rest = [p for p in pieces if p not in by_short]
-        later = self._map_later(encode_counts, self._groups(rest)) if rest else list
 
         def counts() -> list[int]:
             by_short.update(zip(rest, (n for counts in later() for n in counts), strict=True))
