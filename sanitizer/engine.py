@@ -158,8 +158,7 @@ class Engine:
             return True
         if not counter.exact:  # no count can tell (tiktoken not installed): not made, never larger
             return False
-        new_tokens = counter.count(new)
-        return least > new_tokens or new_tokens < counter.count(old)
+        return counter.fewer(new, old, least)
 
     def _apply(self, rule: Rule, part: Part, change: Change, ctx: Context, st: RuleStats,
                cuts: list[Cut], view: View) -> None:

@@ -141,6 +141,71 @@ def test_texts_beyond_the_limits_are_left_to_tiktoken() -> None:
     assert short.count("hello", "o200k_base") is None
 
 
+# Pieces of edits: words and markers, pre-tokens that are no token (merged), long runs, JSON.
+_EDIT_PIECES = ["word", " the", " tool", "\n", " ", "Xyzzq", " qwvkj", "[thinking omitted: 85 chars]", "…",
+                '"}', '\\"', " exit 1", "12345", "═" * 70, " " * 40, "!!", "'s", "é", "数据", "\t", "QUFBQUFB" * 3,
+                "description", ": ", '{"command": "ls -la"', "ab" * 30]
+_edit_texts = st.lists(st.sampled_from(_EDIT_PIECES), max_size=40).map("".join)
+
+
+@settings(max_examples=400, deadline=None)
+@given(_edit_texts, _edit_texts, _edit_texts, _edit_texts, st.integers(0, 40), st.booleans())
+@example("", "[thinking omitted: 85 chars]" * 3, "[thinking omitted: 85 chars]", "", 0, True)
+@example("a", "Xyzzq" * 9, "Xyzzq" * 8 + " qwvkj", "b", 0, True)
+def test_fewer_is_the_exact_comparison_of_the_counts(head: str, old_mid: str, new_mid: str, tail: str,
+                                                     slack: int, forget: bool) -> None:
+    """Whatever the texts share, whatever lower bound on `old` it is given and whatever is
+    remembered of earlier merges, `fewer` answers as comparing tiktoken's counts does."""
+    if forget:
+        short._memo.clear()
+    old, new = head + old_mid + tail, head + new_mid + tail
+    exact_old = tiktoken_count(old)
+    answer = short.fewer(new, old, "cl100k_base", max(0, exact_old - slack))
+    if answer is not None:
+        assert answer == (tiktoken_count(new) < exact_old)
+    else:  # only what `count` leaves to tiktoken too
+        assert short.count(new, "cl100k_base") is None or short.count(old, "cl100k_base") is None or (
+            sum(len(p.encode()) for p in set(short._pattern().findall(old + new))
+                if len(p.encode()) > short.LONG_PIECE) > short.LONG_BYTES_MAX)
+
+
+@pytest.mark.parametrize("path", corpus_params())
+def test_fewer_on_edits_of_real_sessions(path) -> None:
+    """Edits as the rules make them on slices of real sessions: a middle cut to a marker, a tail
+    dropped, a text replaced by a short digest, a few chars removed."""
+    text = path.read_text(encoding="utf-8", errors="replace")
+    rng = random.Random(path.name)
+    decided = 0
+    for _ in range(40):
+        start = rng.randrange(len(text))
+        old = text[start:start + rng.choice((60, 400, 3000))]
+        a, b = sorted(rng.randrange(len(old) + 1) for _ in range(2))
+        new = rng.choice([old[:a] + f"…[{b - a} chars cut]…" + old[b:], old[:a], "[tool output: 3 lines]",
+                          old[:a] + old[a + 3:], old])
+        answer = short.fewer(new, old, "cl100k_base", rng.choice((0, len(old) // 40)))
+        if answer is not None:
+            decided += 1
+            assert answer == (tiktoken_count(new) < tiktoken_count(old)), (path.name, start, a, b)
+    assert decided >= 20
+
+
+def test_the_counter_compares_through_short_and_falls_back_to_counts(monkeypatch: pytest.MonkeyPatch) -> None:
+    counter = TokenCounter(threads=1)
+    monkeypatch.setattr(counter_module, "requested", lambda name: False)
+    monkeypatch.setattr(counter_module, "_short_left", SHORT_MAX_CHARS)
+    asked = []
+    real = short.fewer
+    monkeypatch.setattr(short, "fewer", lambda *a: asked.append(a[:2]) or real(*a))
+    old = "Let me look at the failing test and the traceback it printed before changing anything."
+    assert counter.fewer("[thinking omitted: 86 chars]", old) is True
+    assert counter.fewer(old, old[:-1]) is False
+    assert len(asked) == 2 and counter_module._short_left == SHORT_MAX_CHARS - (28 + len(old)) - (2 * len(old) - 1)
+    long_piece = "═" * (short.PIECE_MAX + 1)  # a pre-token `short` does not take: counted by tiktoken
+    assert counter.fewer(long_piece[:-1], long_piece) == (tiktoken_count(long_piece[:-1]) < tiktoken_count(long_piece))
+    monkeypatch.setattr(counter_module, "_short_left", 0)  # spent: counted, not compared in Python
+    assert counter.fewer("x", old) is True and len(asked) == 3
+
+
 @pytest.mark.parametrize("path", corpus_params())
 def test_short_counts_on_slices_of_real_sessions(path) -> None:
     text = path.read_text(encoding="utf-8", errors="replace")

@@ -37,7 +37,7 @@ def kept(tmp_path, monkeypatch: pytest.MonkeyPatch):
 def lazy_short(kept, monkeypatch: pytest.MonkeyPatch):
     """`short` as in a new process that has counted nothing yet (no bucket read, nothing remembered)."""
     monkeypatch.setattr(short, "_lazy", False)
-    monkeypatch.setattr(short, "_lazy_left", short.LAZY_MAX_CHARS)
+    monkeypatch.setattr(short, "_buckets_kept", False)
     monkeypatch.setattr(short, "_memo", {})
     whole, real = [], ranks.cl100k_ranks
     monkeypatch.setattr(ranks, "cl100k_ranks", lambda: whole.append(1) or real())
@@ -59,7 +59,7 @@ def test_a_few_hundred_chars_read_a_small_part_of_the_vocabulary(lazy_short) -> 
     assert short.count(text, "cl100k_base") == tiktoken_count(text)
     assert lazy_short == []  # the whole vocabulary was not read
     assert isinstance(short._lazy, buckets.Lazy) and len(short._lazy.known) < 20_000
-    assert short._lazy_left == short.LAZY_MAX_CHARS - len(text)
+    assert 0 < short._lazy.reads < len(text)
 
 
 @settings(max_examples=300, deadline=None)
@@ -72,12 +72,12 @@ def test_counts_from_the_buckets_are_tiktokens(text: str) -> None:
     buckets.keep(ranks.cl100k_ranks())  # in the session's cache folder, once
     lazy = buckets.open_lazy()
     assert lazy is not None
-    saved = short._lazy, short._lazy_left, short._memo
-    short._lazy, short._lazy_left, short._memo = lazy, short.LAZY_MAX_CHARS, {}
+    saved = short._lazy, short._memo
+    short._lazy, short._memo = lazy, {}
     try:
         n = short.count(text, "cl100k_base")
     finally:
-        short._lazy, short._lazy_left, short._memo = saved
+        short._lazy, short._memo = saved
     assert n is None or n == tiktoken_count(text)
     assert len(text) > short.TEXT_MAX or n is not None or not short._plain(text) or max(
         len(p.encode()) for p in short._pattern().findall(text)) > short.LONG_PIECE
@@ -99,25 +99,34 @@ def test_counts_from_the_buckets_on_slices_of_real_sessions(path, lazy_short) ->
     assert lazy_short == []
 
 
-def test_past_the_budget_or_when_told_of_more_the_whole_vocabulary_is_read(lazy_short) -> None:
+def test_when_told_of_more_the_whole_vocabulary_is_read(lazy_short) -> None:
     line = "the tool ran and exited with code 1\n"
     short.count(line, "cl100k_base")
     assert lazy_short == [] and isinstance(short._lazy, buckets.Lazy)
     many = line * (short.LAZY_MAX_CHARS // len(line) + 1)
-    short.expect(len(many))  # what the counter says before a batch
-    assert short._lazy is None and short._lazy_left == 0
+    short.expect(len(many) // 2)  # what the counter says before a batch: few enough
+    assert isinstance(short._lazy, buckets.Lazy)
+    short.expect(len(many))  # too many
+    assert short._lazy is None
     assert short.count(many[:5000], "cl100k_base") == tiktoken_count(many[:5000])
     assert lazy_short == [1]
 
 
-def test_counting_spends_the_budget_and_then_reads_the_whole_vocabulary(lazy_short) -> None:
-    text = "edit: collapse the blank lines of this code block\n\n\n" * 100
-    spent = 0
-    while spent + len(text) <= short.LAZY_MAX_CHARS:
-        assert short.count(text, "cl100k_base") == tiktoken_count(text)
-        spent += len(text)
-    assert lazy_short == []
+def test_one_text_longer_than_the_lazy_limit_reads_the_whole_vocabulary(lazy_short) -> None:
+    text = "a line of text to count, with words\n" * (short.LAZY_MAX_CHARS // 36 + 1)
+    assert len(text) > short.LAZY_MAX_CHARS
     assert short.count(text, "cl100k_base") == tiktoken_count(text)
+    assert lazy_short == [1] and short._lazy is None
+
+
+def test_past_the_bucket_budget_the_whole_vocabulary_is_read(lazy_short) -> None:
+    rng = random.Random(7)
+    letters = "abcdefghijklmnopqrstuvwxyz"
+    while isinstance(short._lazy, buckets.Lazy) or short._lazy is False:
+        reads = short._lazy.reads if isinstance(short._lazy, buckets.Lazy) else 0
+        assert lazy_short == [] and reads <= short.LAZY_MAX_BUCKETS + 40 * 4  # one text's buckets past it
+        text = " ".join("".join(rng.choice(letters) for _ in range(6)) for _ in range(40))  # many new buckets
+        assert short.count(text, "cl100k_base") == tiktoken_count(text)
     assert lazy_short == [1] and short._lazy is None
 
 
@@ -158,6 +167,19 @@ def test_buckets_that_cannot_be_trusted_are_not_read(damage: str, kept, lazy_sho
                 assert lazy is not None and lazy.ensure(b"the build failed") and lazy.known[b" build"] == ENC.encode(" build")[0]
     finally:
         ranks.verified.cache_clear()
+
+
+def test_comparing_reads_only_the_buckets_of_what_differs_and_survives_a_damaged_one(kept, lazy_short) -> None:
+    old = "Now let me check the build output and the failing tests it lists. " * 20 + "Qzxv wkjq"
+    new = old[:-9] + "[… 9 chars cut]"
+    assert short.fewer(new, old, "cl100k_base") == (tiktoken_count(new) < tiktoken_count(old))
+    assert lazy_short == [] and short._lazy.reads < 20  # the shared words cancel: only what differs is looked up
+    size, small, keys, offsets, blob = marshal.loads(bytes(cachedir.read(buckets._NAME)))
+    cachedir.write(buckets._NAME, marshal.dumps((size, small, keys, offsets, b"\xff" * len(blob))))
+    short._lazy = buckets.open_lazy()  # a process that opens the damaged file
+    other = "A different sentence entirely, with new words: zebra quartz vortex."
+    assert short.fewer(other[:20], other, "cl100k_base") == (tiktoken_count(other[:20]) < tiktoken_count(other))
+    assert lazy_short == [1] and short._lazy is None  # read whole instead
 
 
 def test_the_first_process_keeps_the_buckets_and_the_next_reads_only_them(tmp_path) -> None:

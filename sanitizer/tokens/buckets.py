@@ -42,6 +42,11 @@ class Lazy:
         self._keys, self._offsets, self._blob = keys, offsets, blob
         self._read: set[bytes] = set()
 
+    @property
+    def reads(self) -> int:
+        """How many buckets were looked for so far."""
+        return len(self._read)
+
     def ensure(self, piece: bytes) -> bool:
         """Read every bucket a merge of `piece` can look in; False where one cannot be read."""
         read = self._read
@@ -52,6 +57,17 @@ class Lazy:
                 if not self._read_bucket(int.from_bytes(run, "big")):
                     return False
         return True
+
+    def holds(self, piece: bytes) -> bool | None:
+        """Whether `piece` is a token (reading only the bucket it would be in); None where that
+        bucket cannot be read."""
+        if len(piece) >= _RUN:
+            run = piece[:_RUN]
+            if run not in self._read:
+                self._read.add(run)
+                if not self._read_bucket(int.from_bytes(run, "big")):
+                    return None
+        return piece in self.known
 
     def _read_bucket(self, key: int) -> bool:
         keys = self._keys

@@ -140,6 +140,22 @@ class TokenCounter(LongRuns):
         n = self._memo.get(text)
         return n if n is not None else self.count_many([text])[0]
 
+    def fewer(self, new: str, old: str, old_at_least: int = 0) -> bool:
+        """True when `new` has fewer tokens than `old` (`old_at_least`: a lower bound on `old`'s count).
+
+        Where `short` may count them (as `_count_short` decides), what the two texts share is not
+        counted at all (`short.fewer`); else both are counted.
+        """
+        global _short_left
+        chars = len(new) + len(old)
+        if (self.encoding_name == short.ENCODING and chars <= _short_left and not requested(self.encoding_name)
+                and (new not in self._memo or old not in self._memo)):
+            _short_left -= chars
+            answer = short.fewer(new, old, self.encoding_name, old_at_least)
+            if answer is not None:
+                return answer
+        return self.count(new) < self.count(old)
+
     def count_many(self, texts: Sequence[str]) -> list[int]:
         """Token counts of `texts`, in order; encodes each distinct uncached text once."""
         return self.count_many_later(texts)()

@@ -14,6 +14,7 @@ each pre-token at most `PIECE_MAX` bytes (and few long ones), and no char outsid
 Python's Unicode database has assigned (a char newer than it could fall in another letter class
 in tiktoken's engine) or a lone surrogate.  For anything else `count` returns None and the
 caller uses tiktoken.
+`fewer` answers whether one text has fewer tokens than another without counting what they share.
 `tests/test_short_counts.py` compares every count with tiktoken's, by hypothesis and on the corpus.
 """
 
@@ -21,6 +22,8 @@ from __future__ import annotations
 
 import functools
 import unicodedata
+from collections import Counter
+from collections.abc import Callable
 
 import regex
 
@@ -38,12 +41,13 @@ LONG_BYTES_MAX = 2048
 _NONE = 1 << 62  # no token: a pair that never merges
 _MEMO_MAX = 1 << 16
 _memo: dict[bytes, int] = {}  # pre-token -> count, for pre-tokens that are no token
-# A process that counts at most this many chars reads the vocabulary a bucket at a time
-# (`buckets`: about 2 ms for a few hundred chars, 15 ms for 16 K), one that counts more reads it
-# whole (about 40 ms) as soon as it is known to.
+# A process reads the vocabulary a bucket at a time (`buckets`: about 11 ms to open them, then
+# 5 us a bucket) until it has read `LAZY_MAX_BUCKETS` of them (what reading it whole costs, 24 ms),
+# or is to count more than `LAZY_MAX_CHARS` chars at once (`expect`): then it reads it whole.
 LAZY_MAX_CHARS = 16 * 1024
-_lazy_left = LAZY_MAX_CHARS
-_lazy: _buckets.Lazy | None | bool = False  # False: not opened yet
+LAZY_MAX_BUCKETS = 4096
+_lazy: _buckets.Lazy | None | bool = False  # False: not opened yet; None: the whole vocabulary
+_buckets_kept = False
 
 
 @functools.cache
@@ -80,25 +84,31 @@ def _merged_parts(piece: bytes, ranks: dict[bytes, int]) -> int:
 def expect(chars: int) -> None:
     """About `chars` chars are to be counted now: where the vocabulary's buckets would not serve
     them cheaply, the whole vocabulary is read from the first of them on."""
-    global _lazy_left, _lazy
-    if chars > _lazy_left:
-        _lazy_left, _lazy = 0, None
+    global _lazy
+    if chars > LAZY_MAX_CHARS:
+        _lazy = None
 
 
 def _vocabulary(chars: int) -> tuple[dict[bytes, int], _buckets.Lazy | None] | None:
     """The ranks to merge `chars` chars with, and the `Lazy` that fills them (None: they are whole)."""
-    global _lazy_left, _lazy
-    if chars <= _lazy_left:
-        if _lazy is False:
-            _lazy = _buckets.open_lazy()
-        if isinstance(_lazy, _buckets.Lazy):
-            _lazy_left -= chars
+    global _lazy
+    if _lazy is False:
+        _lazy = _buckets.open_lazy() if chars <= LAZY_MAX_CHARS else None
+    if isinstance(_lazy, _buckets.Lazy):
+        if chars <= LAZY_MAX_CHARS and _lazy.reads <= LAZY_MAX_BUCKETS:
             return _lazy.known, _lazy
-    _lazy_left, _lazy = 0, None
+        _lazy = None
+    return _whole()
+
+
+def _whole() -> tuple[dict[bytes, int], None] | None:
+    global _buckets_kept
     ranks = _ranks.cl100k_ranks()
     if ranks is None:
         return None
-    _buckets.keep(ranks)
+    if not _buckets_kept:  # once: it looks at the cache folder
+        _buckets.keep(ranks)
+        _buckets_kept = True
     return ranks, None
 
 
@@ -133,3 +143,111 @@ def count(text: str, encoding: str) -> int | None:
                 k = _memo[raw] = _merged_parts(raw, ranks)
             n += k
     return n
+
+
+class _NotHere(Exception):
+    """A text this module does not count (a pre-token too long, or too many long ones)."""
+
+
+class _Damaged(Exception):
+    """A bucket of the vocabulary could not be read."""
+
+
+class _Balance:
+    """Bounds `lo` .. `hi` on a sum of pre-token counts, each taken `times` times (negative: taken
+    away).  A pre-token that is a token counts one, and any other at least two and at most its
+    bytes until `settle` merges it."""
+
+    __slots__ = ("_lazy", "_long_left", "_open", "_ranks", "hi", "lo")
+
+    def __init__(self, ranks: dict[bytes, int], lazy: _buckets.Lazy | None) -> None:
+        self._ranks, self._lazy = ranks, lazy
+        self.lo = self.hi = 0
+        self._open: list[tuple[int, bytes]] = []
+        self._long_left = LONG_BYTES_MAX
+
+    def add(self, raw: bytes, times: int) -> None:
+        if len(raw) > PIECE_MAX:
+            raise _NotHere
+        k = _memo.get(raw)
+        if k is None:
+            token = raw in self._ranks if self._lazy is None else self._lazy.holds(raw)
+            if token is None:
+                raise _Damaged
+            if not token:
+                least, most = (2, len(raw)) if times > 0 else (len(raw), 2)
+                self.lo += times * least
+                self.hi += times * most
+                self._open.append((times, raw))
+                return
+            k = 1
+        self.lo += times * k
+        self.hi += times * k
+
+    def settle(self, done: Callable[[], bool]) -> None:
+        """Merge the open pre-tokens, the widest gap first, until `done()` (or none is left)."""
+        self._open.sort(key=lambda o: abs(o[0]) * len(o[1]), reverse=True)
+        while self._open and not done():
+            times, raw = self._open.pop(0)
+            if len(raw) > LONG_PIECE:
+                self._long_left -= len(raw)
+                if self._long_left < 0:
+                    raise _NotHere
+            if self._lazy is not None and not self._lazy.ensure(raw):
+                raise _Damaged
+            if len(_memo) >= _MEMO_MAX:
+                _memo.clear()
+            k = _memo[raw] = _merged_parts(raw, self._ranks)
+            if times > 0:  # it was counted 2 .. bytes
+                self.lo += times * (k - 2)
+                self.hi -= times * (len(raw) - k)
+            else:  # it was taken away as bytes .. 2
+                self.lo -= times * (len(raw) - k)
+                self.hi += times * (k - 2)
+
+
+def fewer(new: str, old: str, encoding: str, old_at_least: int = 0) -> bool | None:
+    """Whether `new` has fewer tokens than `old` (exactly as their counts say), or None where this
+    module does not count one of them.  `old_at_least` is a lower bound on the count of `old`.
+
+    `new` (the shorter text, often a marker) is bounded first where it has fewer pre-tokens than
+    `old_at_least`, and merged only while its bounds leave open whether it is below that.  Else,
+    a count being the sum of its pre-tokens' counts, the pre-tokens both texts hold cancel out (an
+    edit's window keeps most of its words) and only the rest is bounded and merged.
+    """
+    if (len(new) > TEXT_MAX or len(old) > TEXT_MAX or encoding != ENCODING
+            or not _plain(new) or not _plain(old)):
+        return None
+    try:
+        return _fewer(new, old, old_at_least)
+    except _NotHere:
+        return None
+    except _Damaged:
+        expect(TEXT_MAX + 1)  # the whole vocabulary from now on
+        return fewer(new, old, encoding, old_at_least)
+
+
+def _fewer(new: str, old: str, old_at_least: int) -> bool:
+    pieces = _pattern().findall
+    of_new = Counter(pieces(new))
+    if of_new.total() < old_at_least:  # else `new` has too many pre-tokens to be below the bound
+        vocabulary = _vocabulary(len(new))
+        if vocabulary is None:
+            raise _NotHere
+        count_new = _Balance(*vocabulary)
+        for piece, times in of_new.items():
+            count_new.add(piece.encode("utf-8"), times)
+        count_new.settle(lambda: count_new.hi < old_at_least or count_new.lo >= old_at_least)
+        if count_new.hi < old_at_least:
+            return True
+    extra = Counter(pieces(old))
+    extra.subtract(of_new)  # > 0: more in `old`; < 0: more in `new`
+    extra = {p: t for p, t in extra.items() if t}
+    vocabulary = _vocabulary(sum(map(len, extra)))
+    if vocabulary is None:
+        raise _NotHere
+    difference = _Balance(*vocabulary)  # count(old) - count(new)
+    for piece, times in extra.items():
+        difference.add(piece.encode("utf-8"), times)
+    difference.settle(lambda: difference.lo > 0 or difference.hi <= 0)
+    return difference.lo > 0
