@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 from sanitizer import Sanitizer
 from sanitizer.digest import outputs as tool_output
 from sanitizer.secrets import scan as secrets
-from sanitizer.textkit import spans
+from sanitizer.textkit import evidence, spans
 from sanitizer.textkit.keywords import KeywordPattern, Scanner
 from sanitizer.tokens.counter import get_encoding
 
@@ -148,8 +148,9 @@ def test_known_encoding_facts_equal_the_vocabulary() -> None:
 
 # --- keyword patterns ----------------------------------------------------------------------------
 
-KEYWORD_PATTERNS = {"spans.ERROR": spans.ERROR, "tool_output._ERROR_TOKEN": tool_output._ERROR_TOKEN}
-KEYWORD_BITS = ["Error", "Errors", "Exception", "Traceback", "Traceback (most recent call last)", "FAILED", "ERROR",
+KEYWORD_PATTERNS = {"spans.ERROR": spans.ERROR, "tool_output._ERROR_TOKEN": tool_output._ERROR_TOKEN,
+                    "evidence._FIND": evidence._FIND}
+KEYWORD_BITS = ["Error", "Errors", "ERR!", "ERROR", "exit", "Exit", "status", "assert", "** (", "CategoryInfo", "Exception", "Traceback", "Traceback (most recent call last)", "FAILED", "ERROR",
                 "error", "error[E0308]", "fatal", "panic", "npm ERR!", "<tool_use_error>", "exit code", ":", "_", "x",
                 " ", "\n", "E", "r", "(", "[", "]", "é", "\u212a"]
 keyword_texts = st.lists(st.sampled_from(KEYWORD_BITS) | st.text(max_size=3), max_size=30).map("".join)

@@ -12,6 +12,7 @@ compare with the pattern's own search).
 
 from __future__ import annotations
 
+import heapq
 from dataclasses import dataclass
 
 import regex
@@ -32,15 +33,19 @@ class KeywordPattern:
 
 
 class Scanner:
-    """Successive searches in one text, from positions that never go back."""
+    """Successive searches in one text, from positions that never go back.
 
-    __slots__ = ("_kp", "_text", "_end", "_next", "_pos")
+    Each literal's next occurrence is kept in a heap: a search looks again only for the literals
+    it has passed, so a walk through a text costs one `str.find` per occurrence.
+    """
+
+    __slots__ = ("_kp", "_text", "_end", "_heap", "_pos")
 
     def __init__(self, kp: KeywordPattern, text: str, endpos: int | None = None) -> None:
         self._kp = kp
         self._text = text
         self._end = len(text) if endpos is None else min(endpos, len(text))
-        self._next = dict.fromkeys(kp.literals, -2)  # next occurrence at or after `_pos`; -1: none; -2: not looked
+        self._heap: list[tuple[int, str]] | None = None  # (next occurrence, literal), of those still found
         self._pos = 0
 
     def search(self, pos: int) -> regex.Match[str] | None:
@@ -48,17 +53,22 @@ class Scanner:
         if pos < self._pos:
             raise ValueError("Scanner.search: positions must not go back")
         self._pos = pos
-        text, end, nxt, match = self._text, self._end, self._next, self._kp.pattern.match
-        while True:
-            best = -1
-            for lit, i in nxt.items():
-                if i == -2 or 0 <= i < pos:
-                    i = nxt[lit] = text.find(lit, pos, end)
-                if i >= 0 and (best < 0 or i < best):
-                    best = i
-            if best < 0:
-                return None
-            m = match(text, best, end)
+        text, end, match = self._text, self._end, self._kp.pattern.match
+        heap = self._heap
+        if heap is None:
+            heap = self._heap = [(i, lit) for lit in self._kp.literals if (i := text.find(lit, pos, end)) >= 0]
+            heapq.heapify(heap)
+        while heap:
+            at, lit = heap[0]
+            if at < pos:
+                at = text.find(lit, pos, end)
+                if at < 0:
+                    heapq.heappop(heap)
+                else:
+                    heapq.heapreplace(heap, (at, lit))
+                continue
+            m = match(text, at, end)
             if m is not None:
                 return m
-            pos = best + 1
+            pos = at + 1
+        return None
