@@ -18,7 +18,7 @@ from hypothesis import given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
 from sanitizer import Sanitizer  # noqa: E402
-from sanitizer.secrets import prefilter  # noqa: E402
+from sanitizer.secrets import anchors, prefilter  # noqa: E402
 from sanitizer.secrets import scan as secrets  # noqa: E402
 
 
@@ -128,3 +128,71 @@ def test_the_database_waits_for_enough_text(monkeypatch: pytest.MonkeyPatch) -> 
     monkeypatch.setattr(prefilter, "_DB", None)
     text = "x" * prefilter.MIN_CHARS
     assert [prefilter.gate(text, secrets.PATTERNS) is None for _ in range(4)] == [True, True, False, False]
+
+
+@pytest.fixture
+def anchors_folder(tmp_path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A cache folder of this test's own, empty."""
+    from sanitizer import cachedir
+
+    monkeypatch.setenv(cachedir.ENV, str(tmp_path / "cache"))
+    return tmp_path / "cache"
+
+
+SPECS = [sp.spec for sp in secrets.PATTERNS if not sp.folded]
+
+
+def test_kept_anchors_are_the_derived_ones_and_save_deriving_them(anchors_folder: Path,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    derived = [anchors.anchors_of(spec) for spec in SPECS]
+    assert anchors.kept_anchors(SPECS) == derived  # derived, and kept
+    kept = anchors_folder / anchors._kept_name()
+    assert kept.is_file()
+    monkeypatch.setattr(anchors, "anchors_of", lambda spec: pytest.fail(f"derived again: {spec}"))
+    assert anchors.kept_anchors(SPECS) == derived  # read back, as a new process does
+    assert all(type(reach) is int for cands in derived for _, reach in cands)
+
+
+def test_the_kept_anchors_are_named_after_this_code_and_python(anchors_folder: Path) -> None:
+    import hashlib
+    import sys
+
+    source = Path(anchors.__file__).read_bytes()
+    name = anchors._kept_name()
+    assert hashlib.sha256(source).hexdigest()[:16] in name
+    assert name.endswith(f"-py{''.join(map(str, sys.version_info[:3]))}.bin")
+
+
+@pytest.mark.parametrize("damage", ["not a dict", "empty literal", "negative reach", "a list", "no literal",
+                                    "another spec only", "a spec no pattern has", "cut short"])
+def test_anchors_kept_wrong_are_derived_anew(damage: str, anchors_folder: Path) -> None:
+    import marshal
+
+    from sanitizer import cachedir
+
+    name = anchors._kept_name()
+    derived = [anchors.anchors_of(spec) for spec in SPECS]
+    first = SPECS[[bool(c) for c in derived].index(True)]  # a spec that has anchors
+    table = dict(zip(SPECS, derived, strict=True))
+    bad = {"not a dict": [1, 2], "empty literal": {**table, first: ((("",), 0),)},
+           "negative reach": {**table, first: ((("ghp_",), -1),)}, "a list": {**table, first: [(("ghp_",), 0)]},
+           "no literal": {**table, first: (((), 0),)}, "another spec only": {"abc": ((("abc",), 0),)},
+           "a spec no pattern has": {**table, "abc": ((("abc",), 0),)}}
+    if damage == "cut short":
+        cachedir.write(name, marshal.dumps(table)[:-20])
+    else:
+        cachedir.write(name, marshal.dumps(bad[damage]))
+    assert anchors.kept_anchors(SPECS) == derived
+    assert marshal.loads(cachedir.read(name)) == table  # written anew, whole, with only these specs
+
+
+def test_a_forked_worker_or_a_folder_that_is_off_keeps_nothing(anchors_folder: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from sanitizer import cachedir
+
+    monkeypatch.setattr(anchors, "_owner", -1)  # as in a process forked after import
+    assert anchors.kept_anchors(SPECS[:5]) == [anchors.anchors_of(s) for s in SPECS[:5]]
+    assert not (anchors_folder / anchors._kept_name()).exists()
+    monkeypatch.undo()
+    monkeypatch.setenv(cachedir.ENV, "")
+    assert anchors.kept_anchors(SPECS[:5]) == [anchors.anchors_of(s) for s in SPECS[:5]]
+    assert not anchors_folder.exists()

@@ -4,7 +4,7 @@
 prefix such as `ghp_`, or the `://` of a URL; small classes and literal alternations fan out:
 `gh[pousr]_` gives `ghp_`, `gho_`…).  Every match holds one string of each run, so a text holding
 none of them has no match, and the pattern need not be compiled to know it.  It is a few string
-steps per spec (unlike `prefilter.anchors_of`, a full parse), cheap enough for every process
+steps per spec (unlike `anchors.anchors_of`, a full parse), cheap enough for every process
 start.  Anything it is not sure of (a top-level `|`, an inline flag, an escape with an argument,
 a nested class) gives None: the pattern always runs.
 """
