@@ -17,7 +17,7 @@ from conftest import EXAMPLE, ROOT
 from sanitizer import config
 
 # click imports uuid itself, and difflib where it tries `-o` as a long option.
-LATER = ("sqlite3", "importlib.resources", "importlib.metadata", "hyperscan")
+LATER = ("sqlite3", "importlib.resources", "importlib.metadata", "hyperscan", "ctypes")
 LIBRARY_LATER = (*LATER, "uuid", "difflib")
 
 
