@@ -203,7 +203,10 @@ def test_the_counter_compares_through_short_and_falls_back_to_counts(monkeypatch
     long_piece = "═" * (short.PIECE_MAX + 1)  # a pre-token `short` does not take: counted by tiktoken
     assert counter.fewer(long_piece[:-1], long_piece) == (tiktoken_count(long_piece[:-1]) < tiktoken_count(long_piece))
     monkeypatch.setattr(counter_module, "_short_left", 0)  # spent: counted, not compared in Python
-    assert counter.fewer("x", old) is True and len(asked) == 3
+    other = "Another thought, long enough that its bound alone is above one token."
+    assert counter.fewer("x", other, old_at_least=5) is True and len(asked) == 3
+    assert "x" in counter._memo and other not in counter._memo  # the bound decided: `old` not counted
+    assert counter.fewer("x y", other) is True and other in counter._memo
 
 
 @pytest.mark.parametrize("path", corpus_params())

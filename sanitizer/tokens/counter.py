@@ -144,7 +144,8 @@ class TokenCounter(LongRuns):
         """True when `new` has fewer tokens than `old` (`old_at_least`: a lower bound on `old`'s count).
 
         Where `short` may count them (as `_count_short` decides), what the two texts share is not
-        counted at all (`short.fewer`); else both are counted.
+        counted at all (`short.fewer`); else `new` is counted, and `old` where its bound does not
+        already exceed that count.
         """
         global _short_left
         chars = len(new) + len(old)
@@ -154,7 +155,8 @@ class TokenCounter(LongRuns):
             answer = short.fewer(new, old, self.encoding_name, old_at_least)
             if answer is not None:
                 return answer
-        return self.count(new) < self.count(old)
+        new_tokens = self.count(new)
+        return old_at_least > new_tokens or new_tokens < self.count(old)
 
     def count_many(self, texts: Sequence[str]) -> list[int]:
         """Token counts of `texts`, in order; encodes each distinct uncached text once."""
