@@ -5,6 +5,7 @@ from __future__ import annotations
 import atexit
 import json
 import os
+import random
 import shutil
 import tempfile
 from pathlib import Path
@@ -14,6 +15,8 @@ import pytest
 from hypothesis import settings
 
 if TYPE_CHECKING:
+    from collections.abc import Iterator
+
     from sanitizer.model import View
 
 # CI runs the same examples every time (a red CI must mean a regression, not a lucky draw);
@@ -66,6 +69,16 @@ def corpus_params(*folders: str) -> list:
         reason = f"../shared/corpus not found at {CORPUS}: real-transcript tests need it beside the clone"
         return [pytest.param(None, marks=pytest.mark.skip(reason=reason), id="no-corpus")]
     return [pytest.param(p, id=f"{p.parent.name}/{p.name}") for p in files]
+
+
+def corpus_slices(path: Path, count: int, lengths: tuple[int, ...]) -> Iterator[tuple[int, str]]:
+    """`count` (start, slice) pairs of a corpus file's raw text, each of one of `lengths` chars (or
+    to the end), at places fixed by the file's name."""
+    text = path.read_text(encoding="utf-8", errors="replace")
+    rng = random.Random(path.name)
+    for _ in range(count):
+        start = rng.randrange(len(text))
+        yield start, text[start:start + rng.choice(lengths)]
 
 
 def expected_format(path: Path) -> str:

@@ -10,7 +10,7 @@ import sys
 
 import pytest
 import tiktoken
-from conftest import CORPUS, ROOT, corpus_params
+from conftest import CORPUS, ROOT, corpus_params, corpus_slices
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
@@ -173,12 +173,9 @@ def test_fewer_is_the_exact_comparison_of_the_counts(head: str, old_mid: str, ne
 def test_fewer_on_edits_of_real_sessions(path) -> None:
     """Edits as the rules make them on slices of real sessions: a middle cut to a marker, a tail
     dropped, a text replaced by a short digest, a few chars removed."""
-    text = path.read_text(encoding="utf-8", errors="replace")
-    rng = random.Random(path.name)
+    rng = random.Random(f"edits of {path.name}")
     decided = 0
-    for _ in range(40):
-        start = rng.randrange(len(text))
-        old = text[start:start + rng.choice((60, 400, 3000))]
+    for start, old in corpus_slices(path, 40, (60, 400, 3000)):
         a, b = sorted(rng.randrange(len(old) + 1) for _ in range(2))
         new = rng.choice([old[:a] + f"…[{b - a} chars cut]…" + old[b:], old[:a], "[tool output: 3 lines]",
                           old[:a] + old[a + 3:], old])
@@ -211,12 +208,8 @@ def test_the_counter_compares_through_short_and_falls_back_to_counts(monkeypatch
 
 @pytest.mark.parametrize("path", corpus_params())
 def test_short_counts_on_slices_of_real_sessions(path) -> None:
-    text = path.read_text(encoding="utf-8", errors="replace")
-    rng = random.Random(path.name)
     counted = 0
-    for _ in range(60):
-        start = rng.randrange(len(text))
-        piece = text[start:start + rng.choice((40, 300, 2000, 9000, 40000))]
+    for start, piece in corpus_slices(path, 60, (40, 300, 2000, 9000, 40000)):
         n = short.count(piece, "cl100k_base")
         if n is not None:
             counted += 1

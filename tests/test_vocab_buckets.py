@@ -10,7 +10,7 @@ import sys
 
 import pytest
 import tiktoken
-from conftest import ROOT, corpus_params
+from conftest import ROOT, corpus_params, corpus_slices
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
@@ -85,12 +85,8 @@ def test_counts_from_the_buckets_are_tiktokens(text: str) -> None:
 
 @pytest.mark.parametrize("path", corpus_params())
 def test_counts_from_the_buckets_on_slices_of_real_sessions(path, lazy_short) -> None:
-    text = path.read_text(encoding="utf-8", errors="replace")
-    rng = random.Random(path.name)
     counted = 0
-    for _ in range(12):
-        start = rng.randrange(len(text))
-        piece = text[start:start + rng.choice((40, 300, 1200))]
+    for start, piece in corpus_slices(path, 12, (40, 300, 1200)):
         n = short.count(piece, "cl100k_base")
         if n is not None:
             counted += 1
