@@ -186,9 +186,9 @@ class _Balance:
 
     def settle(self, done: Callable[[], bool]) -> None:
         """Merge the open pre-tokens, the widest gap first, until `done()` (or none is left)."""
-        self._open.sort(key=lambda o: abs(o[0]) * len(o[1]), reverse=True)
+        self._open.sort(key=lambda o: abs(o[0]) * len(o[1]))  # the widest last, taken first
         while self._open and not done():
-            times, raw = self._open.pop(0)
+            times, raw = self._open.pop()
             if len(raw) > LONG_PIECE:
                 self._long_left -= len(raw)
                 if self._long_left < 0:
