@@ -10,11 +10,13 @@ and an error reading or writing is ignored: the cache only ever saves time.
 from __future__ import annotations
 
 import contextlib
+import marshal
 import os
 import zlib
 from pathlib import Path
+from typing import Any
 
-__all__ = ["ENV", "folder", "read", "write"]
+__all__ = ["ENV", "folder", "load", "read", "write"]
 
 ENV = "SANITIZER_CACHE_DIR"
 _HEAD = 4  # the CRC-32 of the body, big-endian
@@ -50,6 +52,18 @@ def read(name: str) -> memoryview | None:
     if len(data) <= _HEAD or zlib.crc32(body) != int.from_bytes(data[:_HEAD], "big"):
         return None
     return body
+
+
+def load(name: str) -> Any:
+    """The value `marshal` kept as the cached file `name`, or None where it is missing, damaged or off
+    (the caller checks its shape)."""
+    body = read(name)
+    if body is None:
+        return None
+    try:
+        return marshal.loads(body)
+    except (EOFError, ValueError, TypeError):
+        return None
 
 
 def write(name: str, body: bytes) -> None:

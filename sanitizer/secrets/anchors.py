@@ -162,13 +162,7 @@ def _is_candidates(value: Any) -> bool:
 def kept_anchors(specs: Sequence[str]) -> list[tuple[Candidate, ...]]:
     """`anchors_of` of each spec, read from the cache folder where an earlier process kept them."""
     name = _kept_name()
-    body = cachedir.read(name) if name is not None else None
-    kept: Any = None
-    if body is not None:
-        try:
-            kept = marshal.loads(body)
-        except (EOFError, ValueError, TypeError):
-            kept = None
+    kept = cachedir.load(name) if name is not None else None
     if not isinstance(kept, dict):
         kept = {}
     out: list[tuple[Candidate, ...]] = []

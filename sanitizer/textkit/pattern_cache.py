@@ -44,13 +44,7 @@ def _name() -> str:
 
 
 def _read() -> dict[_Key, tuple[Any, ...]]:
-    body = cachedir.read(_name())
-    if body is None:
-        return {}
-    try:
-        table = marshal.loads(body)
-    except (EOFError, ValueError, TypeError):
-        return {}
+    table = cachedir.load(_name())
     return table if isinstance(table, dict) else {}
 
 

@@ -49,25 +49,21 @@ class Lazy:
 
     def ensure(self, piece: bytes) -> bool:
         """Read every bucket a merge of `piece` can look in; False where one cannot be read."""
-        read = self._read
-        for i in range(len(piece) - _RUN + 1):
-            run = piece[i:i + _RUN]
-            if run not in read:
-                read.add(run)
-                if not self._read_bucket(int.from_bytes(run, "big")):
-                    return False
-        return True
+        return all(self._look(piece[i:i + _RUN]) for i in range(len(piece) - _RUN + 1))
 
     def holds(self, piece: bytes) -> bool | None:
         """Whether `piece` is a token (reading only the bucket it would be in); None where that
         bucket cannot be read."""
-        if len(piece) >= _RUN:
-            run = piece[:_RUN]
-            if run not in self._read:
-                self._read.add(run)
-                if not self._read_bucket(int.from_bytes(run, "big")):
-                    return None
+        if len(piece) >= _RUN and not self._look(piece[:_RUN]):
+            return None
         return piece in self.known
+
+    def _look(self, run: bytes) -> bool:
+        """Read the bucket of the tokens starting with `run` (once); False where it cannot be read."""
+        if run in self._read:
+            return True
+        self._read.add(run)
+        return self._read_bucket(int.from_bytes(run, "big"))
 
     def _read_bucket(self, key: int) -> bool:
         keys = self._keys
@@ -124,11 +120,8 @@ def open_lazy() -> Lazy | None:
 
 
 def _read_kept() -> Lazy | None:
-    body = cachedir.read(_NAME)
-    if body is None:
-        return None
     try:
-        size, short_dump, key_bytes, offset_bytes, blob = marshal.loads(body)
+        size, short_dump, key_bytes, offset_bytes, blob = cachedir.load(_NAME)
         short = marshal.loads(short_dump)
         keys, offsets = array(_INDEX), array(_INDEX)
         keys.frombytes(key_bytes)

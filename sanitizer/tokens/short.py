@@ -81,6 +81,14 @@ def _merged_parts(piece: bytes, ranks: dict[bytes, int]) -> int:
     return len(bounds) - 1
 
 
+def _merge(raw: bytes, ranks: dict[bytes, int]) -> int:
+    """`_merged_parts`, remembered (in a bounded memo)."""
+    if len(_memo) >= _MEMO_MAX:
+        _memo.clear()
+    k = _memo[raw] = _merged_parts(raw, ranks)
+    return k
+
+
 def expect(chars: int) -> None:
     """About `chars` chars are to be counted now: where the vocabulary's buckets would not serve
     them cheaply, the whole vocabulary is read from the first of them on."""
@@ -138,9 +146,7 @@ def count(text: str, encoding: str) -> int | None:
                     long_left -= len(raw)
                     if long_left < 0:
                         return None
-                if len(_memo) >= _MEMO_MAX:
-                    _memo.clear()
-                k = _memo[raw] = _merged_parts(raw, ranks)
+                k = _merge(raw, ranks)
             n += k
     return n
 
@@ -195,9 +201,7 @@ class _Balance:
                     raise _NotHere
             if self._lazy is not None and not self._lazy.ensure(raw):
                 raise _Damaged
-            if len(_memo) >= _MEMO_MAX:
-                _memo.clear()
-            k = _memo[raw] = _merged_parts(raw, self._ranks)
+            k = _merge(raw, self._ranks)
             if times > 0:  # it was counted 2 .. bytes
                 self.lo += times * (k - 2)
                 self.hi -= times * (len(raw) - k)
