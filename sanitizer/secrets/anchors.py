@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import functools
 import hashlib
-import itertools
 import marshal
 import os
 import re
@@ -33,11 +32,11 @@ from typing import Any
 
 from sanitizer import cachedir
 
-__all__ = ["UNBOUNDED", "Candidate", "anchors_of", "kept_anchors", "parse", "rank"]
+__all__ = ["UNBOUNDED", "Candidate", "anchors_of", "kept_anchors", "rank"]
 
 UNBOUNDED = int(_c.MAXREPEAT)  # a reach without bound (a plain int, as marshal keeps it)
 # `regex`-only syntax that `re` reads differently: a pattern holding it gets no anchors.
-REGEX_ONLY = re.compile(r"\\[pPXNKGLQEV]|\(\?[Vw]|\(\?\||\[\[")
+_REGEX_ONLY = re.compile(r"\\[pPXNKGLQEV]|\(\?[Vw]|\(\?\||\[\[")
 
 
 def _items(seq: Any) -> list[tuple[Any, Any]]:
@@ -118,20 +117,6 @@ def _candidates(seq: Any, offset: int) -> list[Candidate]:
     return found
 
 
-def parse(spec: str) -> Any:
-    """`spec`'s syntax tree as `re` parses it, or None where `re` does not read it as `regex` does."""
-    if REGEX_ONLY.search(spec):
-        return None
-    names = itertools.count()  # `regex` lets branches reuse a group name, `re` does not; names never change a match
-    source = re.sub(r"\(\?P?<([A-Za-z_]\w*+)>", lambda m: f"(?P<{m[1]}_{next(names)}>", spec)
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("error")
-            return _p.parse(source)
-    except (re.error, Warning, RecursionError):
-        return None
-
-
 def anchors_of(spec: str) -> tuple[Candidate, ...]:
     """The candidates of a case-sensitive pattern, or () when none can be derived safely.
 
@@ -139,8 +124,14 @@ def anchors_of(spec: str) -> tuple[Candidate, ...]:
     most `reach` chars after the match start.  A pattern that ignores case, or uses syntax `re`
     does not read the same way as `regex`, gets none (it always runs).
     """
-    parsed = parse(spec)
-    if parsed is None:
+    if _REGEX_ONLY.search(spec):
+        return ()
+    source = re.sub(r"\(\?<(?=[A-Za-z_])", "(?P<", spec)
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            parsed = _p.parse(source)
+    except (re.error, Warning, RecursionError):
         return ()
     if parsed.state.flags & (_c.SRE_FLAG_IGNORECASE | _c.SRE_FLAG_VERBOSE):
         return ()

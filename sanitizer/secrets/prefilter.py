@@ -19,7 +19,6 @@ from typing import Any
 
 from sanitizer.secrets.anchors import UNBOUNDED as _UNBOUNDED
 from sanitizer.secrets.anchors import Candidate, anchors_of, kept_anchors, rank
-from sanitizer.secrets.shapes import FOLDS_TO_ASCII, shape_of
 
 __all__ = ["ENABLED", "Gate", "anchors_of", "available", "gate"]
 
@@ -48,40 +47,27 @@ def _escape(literal: str) -> bytes:
 
 
 class Gate:
-    """Which anchor literals and shapes one text holds, and the matches of a pattern found next to them."""
+    """Which anchor literals one text holds, and the matches of a pattern found next to them."""
 
-    __slots__ = ("ascii", "data", "folds", "present", "shaped", "text")
+    __slots__ = ("ascii", "present", "text")
 
-    def __init__(self, text: str, data: bytes, present: set[int]) -> None:
+    def __init__(self, text: str, present: set[int]) -> None:
         self.text = text
-        self.data = data  # the text in UTF-8, as scanned
         self.present = present
         self.ascii = text.isascii()
-        # Whether a caseless shape can be trusted: `(?i)` matches none of the text's chars to ASCII.
-        self.folds = self.ascii or not any(c in text for c in FOLDS_TO_ASCII)
-        self.shaped: dict[int, bool] = {}  # pattern index: whether the text holds its shape
 
     def absent(self, index: int) -> bool:
-        """True when pattern `index` is gated and its shape or one of its candidates is absent: no match."""
-        shape = _SHAPES[index]
-        if shape is not None and (self.folds or not shape[1]) and not self._holds(index, shape[0]):
-            return True
+        """True when pattern `index` is gated and one of its candidates is absent: no match."""
         return bool(_CANDS[index]) and not all(any(i in self.present for i in ids) for ids in _IDS[index])
 
-    def _holds(self, index: int, db: Any) -> bool:
-        held = self.shaped.get(index)
-        if held is None:
-            found = _scan(db, self.data)
-            held = self.shaped[index] = found is None or bool(found)  # a failed scan tells nothing
-        return held
-
     def finditer(self, index: int, pattern: Any) -> Iterator[Any] | None:
-        """`pattern.finditer(text)` for pattern `index`: no matches when it is absent, matches tried
-        next to the best candidate's literals, or None when it has no candidates."""
-        if self.absent(index):
-            return iter(())
-        if not _CANDS[index]:
+        """`pattern.finditer(text)` for pattern `index`: no matches when one of its candidates is
+        absent, matches tried next to the best candidate's literals, or None when not gated."""
+        cands = _CANDS[index]
+        if not cands:
             return None
+        if not all(any(i in self.present for i in ids) for ids in _IDS[index]):
+            return iter(())
         text = self.text
         lits, reach = _BEST[index]
         # Windows only where `str.find` is fast (one byte a char), and while fewer match attempts
@@ -116,16 +102,13 @@ def matches_in_windows(pattern: Any, text: str, windows: list[tuple[int, int]]) 
 _CANDS: list[tuple[Candidate, ...]] = []
 _IDS: list[tuple[tuple[int, ...], ...]] = []
 _BEST: list[Candidate] = []  # the candidate whose literals place the windows
-# The database of each pattern's shape (one each: hyperscan compiles them together slowly), and
-# whether it is caseless; None for a pattern with candidates or no shape.
-_SHAPES: list[tuple[Any, bool] | None] = []
 _DB: Any = None
 
 
 def _build(patterns: Sequence[Any]) -> None:
     """Derive every pattern's candidates and compile the database (built in locals, published
     at the end, so a thread that races here only builds the same thing twice)."""
-    global _CANDS, _IDS, _BEST, _SHAPES, _DB, _hs, ENABLED
+    global _CANDS, _IDS, _BEST, _DB, _hs, ENABLED
     try:
         import hyperscan
     except ImportError:  # installed but broken: the plain way, as without the extra
@@ -143,31 +126,13 @@ def _build(patterns: Sequence[Any]) -> None:
         cands_of.append(cands)
         best_of.append(max(cands, key=rank) if cands else ((), _UNBOUNDED))
         ids_of.append(tuple(tuple(literals.setdefault(lit, len(literals)) for lit in lits) for lits, _ in cands))
-    db = _compile([(_escape(lit), _hs.HS_FLAG_SINGLEMATCH) for lit in literals])
-    shapes_of: list[tuple[Any, bool] | None] = []
-    for sp, cands in zip(patterns, cands_of, strict=True):  # a shape for each pattern that runs on every text
-        shape = None if cands else shape_of(sp.spec)
-        if shape is not None:
-            expr, caseless = shape
-            shape_db = _compile([(expr, _hs.HS_FLAG_SINGLEMATCH | (_hs.HS_FLAG_CASELESS if caseless else 0))])
-            shape = None if shape_db is None else (shape_db, caseless)  # refused: the pattern runs
-        shapes_of.append(shape)
-    _IDS, _BEST, _SHAPES, _DB = ids_of, best_of, shapes_of, db
+    db = None
+    if literals:
+        db = _hs.Database(mode=_hs.HS_MODE_BLOCK)
+        db.compile(expressions=[_escape(lit) for lit in literals], ids=list(literals.values()),
+                   elements=len(literals), flags=[_hs.HS_FLAG_SINGLEMATCH] * len(literals))
+    _IDS, _BEST, _DB = ids_of, best_of, db
     _CANDS = cands_of  # last: `gate` builds until this is set
-
-
-def _compile(exprs: list[tuple[bytes, int]]) -> Any:
-    """A database of `exprs` (expression, flags), each id its place; None where there is none or
-    hyperscan refuses one."""
-    if not exprs:
-        return None
-    db = _hs.Database(mode=_hs.HS_MODE_BLOCK)
-    try:
-        db.compile(expressions=[e for e, _ in exprs], ids=list(range(len(exprs))), elements=len(exprs),
-                   flags=[f for _, f in exprs])
-    except _hs.error:
-        return None
-    return db
 
 
 def gate(text: str, patterns: Sequence[Any]) -> Gate | None:
@@ -183,14 +148,6 @@ def gate(text: str, patterns: Sequence[Any]) -> Gate | None:
         _build(patterns)
     if _DB is None or not _CANDS:
         return None
-    data = text.encode() if text.isascii() else text.encode("utf-8", "surrogatepass")
-    present = _scan(_DB, data)
-    return None if present is None else Gate(text, data, present)
-
-
-def _scan(db: Any, data: bytes) -> set[int] | None:
-    """The ids of the expressions of `db` that `data` holds, or None where the scan fails (e.g.
-    its scratch space in use by another thread: the plain way)."""
     present: set[int] = set()
 
     def hit(i: int, _s: int, _e: int, _f: int, _ctx: Any) -> int:
@@ -198,7 +155,8 @@ def _scan(db: Any, data: bytes) -> set[int] | None:
         return 0
 
     try:
-        db.scan(data, match_event_handler=hit)
-    except Exception:
+        data = text.encode() if text.isascii() else text.encode("utf-8", "surrogatepass")
+        _DB.scan(data, match_event_handler=hit)
+    except Exception:  # e.g. the scratch space in use by another thread: the plain way
         return None
-    return present
+    return Gate(text, present)

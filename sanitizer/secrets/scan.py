@@ -176,8 +176,6 @@ def _redact_once(text: str, fast: bool) -> tuple[str, list[str], bool]:
     # The `[fast]` extra: one pass finds which patterns can match (the same result, see prefilter).
     gate = _prefilter.gate(text, PATTERNS) if fast and _prefilter.ENABLED else None
     for index, sp in enumerate(PATTERNS):
-        if gate is not None and sp.folded and gate.absent(index):
-            continue  # its shape is absent (known before lowering the text for it)
         use_low = False
         if fast and sp.folded:
             if low is None:
