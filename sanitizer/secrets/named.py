@@ -25,14 +25,22 @@ def _pem(kind: str, sep: str = "\n") -> str:
 _RSA, _OPENSSH = _pem("RSA "), _pem("OPENSSH ")
 _PKCS8_JSON = _pem("", "\\n")
 _B64_KEY = "LS0tLS1CRUdJTiBSU0EgUFJJVkFURSBLRVktLS0tLQo" + fake(B64, 80, 95)
+_NL = r"(?:\r?+\n|(?:\\++r)?+\\++n)"  # a line break, real or escaped (once or more, JSON in JSON)
+_PPK = "Private-Lines: 1\n" + "AAAAI" + fake(B64, 43, 125) + "\nPrivate-MAC: " + fake(HEX, 64, 126)
 
 KEY_BLOCKS: tuple[Kind, ...] = (
     Kind("private-key", "a PEM, OpenSSH or PGP `-----BEGIN … PRIVATE KEY-----` block with its base64 body "
-                        "(also with `\\n` escapes in JSON, or cut before its END line)",
-         _PEM_HEAD + r"(?=(?:" + _WS + r"++[A-Za-z][A-Za-z-]*+:[^\n\\]*+)*+" + _WS + r"++[A-Za-z0-9+/=]{32})"
+                        "(also with `\\n` escapes in JSON, or cut before its END line), a PuTTY `.ppk` key's "
+                        "private lines",
+         (_PEM_HEAD + r"(?=(?:" + _WS + r"++[A-Za-z][A-Za-z-]*+:[^\n\\]*+)*+" + _WS + r"++[A-Za-z0-9+/=]{32})"
          r"(?:(?:[A-Za-z0-9+/=\s:,.]|\\++[nrt]|-(?!----))*+" + _PEM_END
          + r"|(?:" + _WS + r"++[A-Za-z0-9+/=]{16,}+)*+)",
-         (Example(_RSA, _RSA), Example(_OPENSSH, _OPENSSH), named('{"private_key": "{}\\n"}', _PKCS8_JSON)),
+          # the public lines of a `.ppk` stay; its private lines and their MAC go
+          r"(?:(?<![\w-])|(?<=\\[nrt]))Private-Lines:[ \t]*+[0-9]++(?:" + _NL + r"[A-Za-z0-9+/=]{4,}+(?=[\r\n\\]|$))++"
+          r"(?:" + _NL + r"Private-(?:MAC|Hash):[ \t]*+[0-9a-fA-F]++)?+"),
+         (Example(_RSA, _RSA), Example(_OPENSSH, _OPENSSH), named('{"private_key": "{}\\n"}', _PKCS8_JSON),
+          named("PuTTY-User-Key-File-3: ssh-ed25519\nEncryption: none\nPublic-Lines: 2\nAAAAC3NzaC1lZDI1NTE5\n"
+                "AAAAIB" + fake(B64, 40, 124) + "\n{}\n", _PPK)),
          ("pattern = re.compile(r'(-----BEGIN RSA PRIVATE KEY-----)')",
           'if line == "-----BEGIN OPENSSH PRIVATE KEY-----":')),
     Kind("private-key-base64", "a base64-encoded PEM private key (`LS0tLS1CRUdJTi…`, as in kubeconfig "
@@ -43,6 +51,11 @@ KEY_BLOCKS: tuple[Kind, ...] = (
 
 _VALUE = NOT_REDACTED + r"(?![$%{<])"
 _SECRET40 = fake(B64, 40, 96)
+_SECRET_NAME = (r"(?i)(?:password|passwd|pwd|secret|token|api[_-]?key|access[_-]?key|auth[_-]?key|private[_-]?key"
+                r"|secret[_-]?key|client[_-]?secret|[_-]key|[_-]pass|credentials?)")
+# `name=value` pairs split by `;`, 12+ chars in all, a digit among them (session ids, not `theme=dark`)
+_COOKIE_PAIRS = (r"(?=[^\r\n\"'\\0-9]{0,400}+[0-9])(?=[^\r\n\"'\\]{12})[^=;\s\"'\\]{1,200}+=[^;\s\"'\\]*+"
+                 r"(?:;[ \t]*+[^=;\s\"'\\]{1,200}+=[^;\s\"'\\]*+)*+")
 
 NAMED: tuple[Kind, ...] = (
     Kind("aws-secret-key", "40 base64 chars after `aws_secret_access_key` / `SecretAccessKey` (any case, "
@@ -101,17 +114,39 @@ NAMED: tuple[Kind, ...] = (
          r"(?:(?<![\w-])|(?<=\\[nrt]))curl(?:[ \t]++[^\s]++){0,12}?[ \t]++(?:-u|--user)[ \t]*+[\"']?+[^\s:\"'\\]++:"
          r"(?<value>" + _VALUE + r"[^\s\"'\\@]{3,}+)",
          r"(?:(?<![\w-])|(?<=\\[nrt]))mysql(?:dump|admin|sh)?+(?:[ \t]++[^\s]++){0,12}?[ \t]++-p[\"']?+"
-         r"(?<value>" + _VALUE + r"[^\s\"'\\]{3,}+)"),
+         r"(?<value>" + _VALUE + r"[^\s\"'\\]{3,}+)",
+         # the short password flags of `docker login` (and its kin), `redis-cli -a`, `sqlcmd -P`, `mongosh -p`
+         *(r"(?:(?<![\w-])|(?<=\\[nrt]))(?:" + command + r")(?:[ \t]++[^\s]++){0,12}?[ \t]++" + flag
+           + r"(?:[ \t]++|=)[\"']?+(?<value>" + _VALUE + r"(?!-)[^\s\"'\\]{3,}+)"
+           for command, flag in (("(?:docker|podman|nerdctl|buildah|skopeo|oras)[ \t]++login", "-p"), ("redis-cli", "-a"),
+                                 ("sqlcmd", "-P"), ("mongo(?:sh|dump|restore|import|export)?+", "-p")))),
          (named("psql-migrate --password {} --host db", fake(AN, 14, 108)),
           named("mysql -u root -p{} app", fake(AN, 12, 109)),
+          named("docker login -u ci -p {} registry.example.net", fake(AN, 20, 127)),
+          named("redis-cli -h cache -a {} ping", fake(AN, 24, 128)),
           named("curl -u admin:{} https://ci.example.net", fake(AN, 16, 110))),
-         ("docker login --password-stdin", "mysql -u root -p app", "use --password to pass it", "mysql -pXXXX"),
+         ("docker login --password-stdin", "docker login -u ci -p \"$REGISTRY_PASSWORD\" ghcr.io",
+          "docker run -p 8080:80 nginx", "mysql -u root -p app", "use --password to pass it", "mysql -pXXXX"),
          generic=True),
     Kind("npmrc-auth", "`_auth=`, `_authToken=`, `_password=` lines of an `.npmrc`",
          r"(?:(?<![\w-])|(?<=\\[nrt]))_(?:auth|authToken|password)[ \t]*+=[ \t]*+[\"']?+(?<value>" + _VALUE + r"[^\s\"'\\]{6,}+)",
          (named("//registry.npmjs.org/:_authToken={}", fake(HEX, 8, 111) + "-" + fake(HEX, 4, 112) + "-4"
                 + fake(HEX, 3, 113) + "-a" + fake(HEX, 3, 114) + "-" + fake(HEX, 12, 115)),),
          ("//registry.npmjs.org/:_authToken=${NPM_TOKEN}",), generic=True),
+    Kind("cookie", "a `Cookie:` header's pairs, the first pair of a `Set-Cookie:`, `curl -b` / `--cookie` pairs "
+                   "(the names of the headers stay)",
+         (r"(?i)(?:(?<![a-z0-9_-])|(?<=\\[nrt]))set-cookie(?:\\*+[\"'])?+\s*+:\s*+(?:\\*+[\"'])?+[^=;\s\"'\\]{1,200}+="
+          r"(?<value>" + _VALUE + r"[^;\s\"'\\]{8,}+)",
+          r"(?i)(?:(?<![a-z0-9_-])|(?<=\\[nrt]))(?<!set-)cookie(?:\\*+[\"'])?+\s*+:\s*+(?:\\*+[\"'])?+"
+          r"(?<value>" + _VALUE + _COOKIE_PAIRS + r")",
+          r"(?:(?<![\w-])|(?<=\\[nrt]))(?:-b|--cookie)(?:[ \t]++|=)[\"']?+(?<value>" + _VALUE + _COOKIE_PAIRS + r")"),
+         (named("Cookie: _session_id={}; theme=dark", fake(AN, 40, 162)),
+          named("Set-Cookie: sessionid={}; Path=/; HttpOnly", fake(AN, 32, 163)),
+          named("curl 'https://app.example.net/api' -b 'session={}'", fake(URLSAFE, 48, 164)),
+          named('{"headers": {"cookie": "sid={}"}}', fake(AN, 24, 165))),
+         ("a cookie: small, sweet and baked", "Set-Cookie: theme=dark; Path=/", "Cookie: ${SESSION_COOKIE}",
+          "git checkout -b cookie-banner"),
+         generic=True, anchors=(("cookie", len("set-")),)),
     Kind("auth-header", "the value of an `Authorization:` / `Proxy-Authorization:` header (after its scheme)",
          r"(?i)(?:(?<![a-z0-9_\]-])|(?<=\\[nrt]))(?:proxy-)?authorization(?:\\*+[\"'])?+\s*+[:=]\s*+(?:\\*+[\"'])?+"
          r"(?:(?:bearer|basic|token|digest|negotiate|apikey|sso-key|ssws)\s++(?<value>" + _VALUE
@@ -128,12 +163,17 @@ NAMED: tuple[Kind, ...] = (
     Kind("credential", "a value with a letter and a digit after a name ending in a secret word: `*_KEY=`, "
                        "`*_TOKEN:`, `*_SECRET`, `*_PASS`, `password`, `apiKey`, `credentials` (`.env`, "
                        "JSON, YAML, `.pypirc`; covers keys with no prefix such as Mistral or Cohere)",
-         r"(?i)(?:password|passwd|pwd|secret|token|api[_-]?key|access[_-]?key|auth[_-]?key|private[_-]?key"
-         r"|secret[_-]?key|client[_-]?secret|[_-]key|[_-]pass|credentials?)(?:\\*+[\"'])?+\s*+[=:]\s*+(?:\\*+[\"'])?+"
-         r"(?<value>" + _VALUE + r"(?=[^\s\"'\\,;&<>(){}\[\]0-9]{0,200}+[0-9])"
-         r"(?=[^\s\"'\\,;&<>(){}\[\]a-z]{0,200}+[a-z])[^\s\"'\\,;&<>(){}\[\]]{6,}+)(?!\()",
+         (_SECRET_NAME + r"(?:\\*+[\"'])?+\s*+[=:]\s*+(?:\\*+[\"'])?+"
+          r"(?<value>" + _VALUE + r"(?=[^\s\"'\\,;&<>(){}\[\]0-9]{0,200}+[0-9])"
+          r"(?=[^\s\"'\\,;&<>(){}\[\]a-z]{0,200}+[a-z])[^\s\"'\\,;&<>(){}\[\]]{6,}+)(?!\()",
+          # a quoted value may hold any char but a quote (a Django `SECRET_KEY = '…(…'`): the closing quote
+          # tells it from code
+          _SECRET_NAME + r"(?:\\*+[\"'])?+\s*+[=:]\s*+\\*+[\"']"
+          r"(?<value>" + _VALUE + r"(?=[^\s\"'\\0-9]{0,200}+[0-9])(?=[^\s\"'\\a-z]{0,200}+[a-z])[^\s\"'\\]{8,}+)"
+          r"(?=\\*+[\"'])"),
          (named("MISTRAL_API_KEY={}", fake(AN, 32, 119)), named('{"password": "{}"}', fake(URLSAFE, 14, 120)),
-          named("TWILIO_AUTH_TOKEN: {}", fake(HEX, 32, 121)), named("[pypi]\npassword = {}", fake(AN, 20, 122))),
+          named("TWILIO_AUTH_TOKEN: {}", fake(HEX, 32, 121)), named("[pypi]\npassword = {}", fake(AN, 20, 122)),
+          named("SECRET_KEY = 'django-insecure-{}'", "k3(x!" + fake(AN, 20, 166) + "@b)a^" + fake(HEX, 10, 167))),
          ("api_key = os.environ['API_KEY']", "OPENAI_API_KEY=your_api_key_here", "max_tokens=4096",
           "src/x.py:12: twilio-api-key: config/v2/twilio.yaml", "DB_PASSWORD=changeme1", "token: ****1234",
           "token = Base.url_encode64(raw)"),
