@@ -51,8 +51,9 @@ KEY_BLOCKS: tuple[Kind, ...] = (
 
 _VALUE = NOT_REDACTED + r"(?![$%{<])"
 _SECRET40 = fake(B64, 40, 96)
-_SECRET_NAME = (r"(?i)(?:password|passwd|pwd|secret|token|api[_-]?key|access[_-]?key|auth[_-]?key|private[_-]?key"
-                r"|secret[_-]?key|client[_-]?secret|[_-]key|[_-]pass|credentials?)")
+# a name ending in a secret word, then `=` or `:` (the two `credential` specs start alike)
+_SECRET_NAME_IS = (r"(?i)(?:password|passwd|pwd|secret|token|api[_-]?key|access[_-]?key|auth[_-]?key|private[_-]?key"
+                   r"|secret[_-]?key|client[_-]?secret|[_-]key|[_-]pass|credentials?)(?:\\*+[\"'])?+\s*+[=:]\s*+")
 
 
 NAMED: tuple[Kind, ...] = (
@@ -149,12 +150,12 @@ NAMED: tuple[Kind, ...] = (
     Kind("credential", "a value with a letter and a digit after a name ending in a secret word: `*_KEY=`, "
                        "`*_TOKEN:`, `*_SECRET`, `*_PASS`, `password`, `apiKey`, `credentials` (`.env`, "
                        "JSON, YAML, `.pypirc`; covers keys with no prefix such as Mistral or Cohere)",
-         (_SECRET_NAME + r"(?:\\*+[\"'])?+\s*+[=:]\s*+(?:\\*+[\"'])?+"
+         (_SECRET_NAME_IS + r"(?:\\*+[\"'])?+"
           r"(?<value>" + _VALUE + r"(?=[^\s\"'\\,;&<>(){}\[\]0-9]{0,200}+[0-9])"
           r"(?=[^\s\"'\\,;&<>(){}\[\]a-z]{0,200}+[a-z])[^\s\"'\\,;&<>(){}\[\]]{6,}+)(?!\()",
           # a quoted value may hold any char but a quote (a Django `SECRET_KEY = '…(…'`): the closing quote
           # tells it from code
-          _SECRET_NAME + r"(?:\\*+[\"'])?+\s*+[=:]\s*+\\*+[\"']"
+          _SECRET_NAME_IS + r"\\*+[\"']"
           r"(?<value>" + _VALUE + r"(?=[^\s\"'\\0-9]{0,200}+[0-9])(?=[^\s\"'\\a-z]{0,200}+[a-z])[^\s\"'\\]{8,}+)"
           r"(?=\\*+[\"'])"),
          (named("MISTRAL_API_KEY={}", fake(AN, 32, 119)), named('{"password": "{}"}', fake(URLSAFE, 14, 120)),

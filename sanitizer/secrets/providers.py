@@ -190,7 +190,7 @@ PROVIDERS: tuple[Kind, ...] = (
     Kind("airtable-token", "`pat` 14 chars `.` 64 hex", B + r"pat[A-Za-z0-9]{14}\.[a-f0-9]{64}" + E,
          (bare("p" + "at" + fake(AN, 14, 148) + "." + fake(HEX, 64, 149)),), ("pattern.match",)),
     Kind("brevo-key", "`xkeysib-` / `xsmtpsib-` 64 hex `-` 16 chars",
-         B + r"x(?:keysib|smtpsib)-[a-f0-9]{64}-[A-Za-z0-9]{16}" + E,
+         tuple(B + head + r"-[a-f0-9]{64}-[A-Za-z0-9]{16}" + E for head in ("xkeysib", "xsmtpsib")),
          (bare("xke" + "ysib-" + fake(HEX, 64, 150) + "-" + fake(AN, 16, 151)),), ("xkeysib-",)),
     Kind("contentful-token", "`CFPAT-` then 43 chars", B + r"CFPAT-[A-Za-z0-9_-]{43}" + E,
          (bare("CF" + "PAT-" + fake(URLSAFE, 43, 152)),), ("CFPAT-",)),
