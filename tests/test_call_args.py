@@ -81,3 +81,43 @@ def test_patch_outline_is_idempotent_and_keeps_text_around_the_patch() -> None:
     out = patch_outline(text)
     assert out == "apply_patch <<'EOF'\n*** Begin Patch\n*** Update File: a.py\n[patch: +2 -1 lines]\n*** End Patch\nEOF"
     assert patch_outline(out) == out
+
+
+def test_a_patch_quoted_inside_a_patch_line_does_not_end_the_block() -> None:
+    quoted = json.dumps({"command": "apply_patch <<'EOF'\n*** Begin Patch\n*** Update File: a.py\n@@\n-x\n+y\n"
+                                    "*** End Patch\nEOF"})  # one line: its newlines are escaped
+    text = "*** Begin Patch\n*** Update File: src/app.py\n" + quoted + "\n+kept = 1\n*** End Patch"
+    assert patch_outline(text) == "*** Begin Patch\n*** Update File: src/app.py\n[patch: +1 -0 lines]\n*** End Patch"
+
+
+def test_a_patch_line_holding_a_cut_marker_keeps_it() -> None:
+    text = "*** Begin Patch\n*** Update File: a.py\n{\"x\": \"ab…[trimmed 8,574 chars · c8]…yz\"}\n*** End Patch"
+    assert patch_outline(text) == text
+
+
+def test_a_long_quoted_patch_in_a_codex_patch_call_stays_put_on_a_second_run() -> None:
+    """Found by the generated cuts test: the first run ended the block at the quoted END, trim-text then
+    cut that END away, and the second run outlined up to the real one."""
+    filler = "".join(f'  File "/lib/mod_{k}.py", line {k}\n' for k in range(300))
+    body = json.dumps({"command": "apply_patch <<'EOF'\n*** Begin Patch\n*** Update File: src/a.py\n@@\n-x = 1\n"
+                                  "+x = 2\n*** End Patch\nEOF", "content": filler})
+    patch = "*** Begin Patch\n*** Update File: src/app.py\n" + body + "\n*** End Patch"
+    lines = [
+        {"timestamp": "2025-01-01T00:00:00.000Z", "type": "session_meta",
+         "payload": {"id": "0199aaaa-bbbb-7ccc-8ddd-eeeeffff0000", "cwd": "/home/dev/p", "originator": "codex_cli_rs"}},
+        {"timestamp": "2025-01-01T00:00:01.000Z", "type": "response_item",
+         "payload": {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "fix it"}]}},
+        {"timestamp": "2025-01-01T00:00:02.000Z", "type": "response_item",
+         "payload": {"type": "custom_tool_call", "id": "ctc_1", "call_id": "call_1", "name": "apply_patch",
+                     "input": patch}},
+        {"timestamp": "2025-01-01T00:00:03.000Z", "type": "response_item",
+         "payload": {"type": "custom_tool_call_output", "call_id": "call_1", "output": "Success."}},
+        *({"timestamp": f"2025-01-01T00:00:{k:02d}.000Z", "type": "response_item",
+           "payload": {"type": "message", "role": "user", "content": [{"type": "input_text", "text": f"step {k}"}]}}
+          for k in range(4, 20)),
+    ]
+    text = "".join(json.dumps(line) + "\n" for line in lines)
+    san = Sanitizer("default", cut_ids=True, count_tokens=False)
+    first = san.sanitize_text(text, "rollout.jsonl")
+    assert "+x = 2" not in first.dumps()
+    assert san.sanitize_text(first.dumps(), "rollout.jsonl").dumps() == first.dumps()

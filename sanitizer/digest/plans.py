@@ -17,6 +17,7 @@ nothing).
 from __future__ import annotations
 
 from sanitizer.textkit.lazy import lazy_pattern
+from sanitizer.textkit.markers import MARKER_RE
 from sanitizer.textkit.snippets import clip
 
 PLAN_KEYS = ("todos", "plan", "items", "tasks")
@@ -79,18 +80,23 @@ def plan_diff(label: str, before: list[tuple[str, str]], after: list[tuple[str, 
 
 
 def patch_spans(text: str) -> list[PatchSpan]:
-    """(start, end) of each `*** Begin Patch` … `*** End Patch` block of `text` (end after END)."""
+    """(start, end) of each `*** Begin Patch` … `*** End Patch` block of `text` (end after END).
+
+    The END must start a line: a patch quoted inside one line of the body (an escaped `\\n*** End
+    Patch` in a JSON string) does not end the block, so trimming that line later cannot move the end.
+    """
     spans: list[PatchSpan] = []
     pos = 0
     while True:
         start = text.find(_BEGIN, pos)
         if start < 0:
             return spans
-        end = text.find(_END, start)
+        end = text.find("\n" + _END, start)
         if end < 0:
             return spans
-        spans.append((start, end + len(_END)))
-        pos = end + len(_END)
+        end += 1 + len(_END)
+        spans.append((start, end))
+        pos = end
 
 
 def _outline_one(patch: str) -> str:
@@ -112,8 +118,8 @@ def _outline_one(patch: str) -> str:
             plus += 1
         elif line.startswith("-"):
             minus += 1
-        elif _OUTLINE.fullmatch(line.strip()):
-            out.append(line)  # an outline already: kept as it is
+        elif _OUTLINE.fullmatch(line.strip()) or MARKER_RE.search(line):
+            out.append(line)  # an outline already, or a cut's marker (with its id): kept as it is
     flush()
     out.append(lines[-1])
     return "\n".join(out)
