@@ -54,6 +54,11 @@ _SECRET40 = fake(B64, 40, 96)
 # a name ending in a secret word, then `=` or `:` (the two `credential` specs start alike)
 _SECRET_NAME_IS = (r"(?i)(?:password|passwd|pwd|secret|token|api[_-]?key|access[_-]?key|auth[_-]?key|private[_-]?key"
                    r"|secret[_-]?key|client[_-]?secret|[_-]key|[_-]pass|credentials?)(?:\\*+[\"'])?+\s*+[=:]\s*+")
+# `name=value` pairs split by `;`, 12+ chars in all, with a digit among them (session ids, not `theme=dark`).
+# The digit is looked for only over the pairs (no space but after a `;`, no `[`), so a later cut's
+# marker or another kind's redaction never supplies it on a second run.
+_COOKIE_PAIRS = (r"(?=(?:[^\s\"'\\\[0-9]|;[ \t]++){0,400}+[0-9])(?=[^\r\n\"'\\]{12})"
+                 r"[^=;\s\"'\\]{1,200}+=[^;\s\"'\\]*+(?:;[ \t]*+[^=;\s\"'\\]{1,200}+=[^;\s\"'\\]*+)*+")
 
 
 NAMED: tuple[Kind, ...] = (
@@ -134,6 +139,23 @@ NAMED: tuple[Kind, ...] = (
          (named("//registry.npmjs.org/:_authToken={}", fake(HEX, 8, 111) + "-" + fake(HEX, 4, 112) + "-4"
                 + fake(HEX, 3, 113) + "-a" + fake(HEX, 3, 114) + "-" + fake(HEX, 12, 115)),),
          ("//registry.npmjs.org/:_authToken=${NPM_TOKEN}",), generic=True),
+    Kind("cookie", "a `Cookie:` header's pairs, the first pair of a `Set-Cookie:`, `curl -b` / `--cookie` pairs, "
+                   "when they hold a digit (a session id; `theme=dark` stays, and so do the headers' names)",
+         (r"(?i)(?:(?<![a-z0-9_-])|(?<=\\[nrt]))set-cookie(?:\\*+[\"'])?+\s*+:\s*+(?:\\*+[\"'])?+[^=;\s\"'\\]{1,200}+="
+          r"(?<value>" + _VALUE + r"(?=[^;\s\"'\\\[0-9]{0,200}+[0-9]|[^;\s\"'\\]{20})[^;\s\"'\\]{8,}+)",
+          r"(?i)(?:(?<![a-z0-9_-])|(?<=\\[nrt]))(?<!set-)cookie(?:\\*+[\"'])?+\s*+:\s*+(?:\\*+[\"'])?+"
+          r"(?<value>" + _VALUE + _COOKIE_PAIRS + r")",
+          # one spec per flag: a spec that starts with one literal is found at `str.find` speed
+          *(r"(?:(?<![\w-])|(?<=\\[nrt]))" + flag + r"(?:[ \t]++|=)[\"']?+(?<value>" + _VALUE + _COOKIE_PAIRS + r")"
+            for flag in ("-b", "--cookie"))),
+         (named("Cookie: _session_id={}; theme=dark", fake(AN, 40, 162)),
+          named("Set-Cookie: sessionid={}; Path=/; HttpOnly", fake(AN, 32, 163)),
+          named("curl 'https://app.example.net/api' -b 'session={}'", fake(URLSAFE, 48, 164)),
+          named('{"headers": {"cookie": "sid={}"}}', fake(AN, 24, 165))),
+         ("a cookie: small, sweet and baked", "Set-Cookie: theme=dark; Path=/", "Cookie: ${SESSION_COOKIE}",
+          "git checkout -b cookie-banner", "curl -b cookies.txt https://example.net",
+          "Cookie: theme=darkmode…[trimmed 1,234 chars]… tail"),
+         generic=True, anchors=(("cookie", len("set-")),)),
     Kind("auth-header", "the value of an `Authorization:` / `Proxy-Authorization:` header (after its scheme)",
          r"(?i)(?:(?<![a-z0-9_\]-])|(?<=\\[nrt]))(?:proxy-)?authorization(?:\\*+[\"'])?+\s*+[:=]\s*+(?:\\*+[\"'])?+"
          r"(?:(?:bearer|basic|token|digest|negotiate|apikey|sso-key|ssws)\s++(?<value>" + _VALUE

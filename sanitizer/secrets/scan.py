@@ -56,7 +56,8 @@ def redaction(kind: str, value: str) -> str:
 # (A case-sensitive pattern needs none: `regex` finds its leading literal as fast as `str.find`.)
 _SEP = r"(?:\\*+[\"'])?+\s*+[=:]"
 _FOLLOWS = {"token": _SEP, "key": _SEP, "secret": _SEP, "passw": "(?:or)?d" + _SEP, "pass": _SEP, "pwd": _SEP,
-            "sig": "(?:nature)?=", "credential": "s?" + _SEP, "access": "_?key", "authorization": _SEP}
+            "sig": "(?:nature)?=", "credential": "s?" + _SEP, "access": "_?key", "authorization": _SEP,
+            "cookie": r"(?:\\*+[\"'])?+\s*+:"}
 # Run on `_ascii_lower(text)`, where case-sensitive lower-case literals find what `(?i)` finds in text.
 _FINDERS: dict[str, regex.Pattern[str]] = {}  # compiled on first use by `_finder`
 # The only non-ASCII characters that `(?i)` matches to an ASCII letter (`İ` → i, `ſ` → s, Kelvin
