@@ -179,13 +179,23 @@ NAMED: tuple[Kind, ...] = (
           # tells it from code
           _SECRET_NAME_IS + r"\\*+[\"']"
           r"(?<value>" + _VALUE + r"(?=[^\s\"'\\0-9]{0,200}+[0-9])(?=[^\s\"'\\a-z]{0,200}+[a-z])[^\s\"'\\]{8,}+)"
-          r"(?=\\*+[\"'])"),
+          r"(?=\\*+[\"'])",
+          # an unquoted `.env` / `export` line (`SECRET_KEY=9G*r…+(94…`) runs to the end of its line, `(` and
+          # all: a whole upper-case name, `=` with no space, nothing after it on the line but a comment,
+          # and no closing `)`, `]` or `;` (that is code: `KEY=f(x1)`)
+          r"(?i)(?<=(?:^|[\s\"'=]|\\[nrt])(?-i:[A-Z0-9_]){0,60})"
+          r"(?-i:SECRET|TOKEN|KEY|PASSWORD|PASSWD|PASS|PWD)="
+          r"(?<value>" + _VALUE + r"(?=[^\s\"'\\0-9]{0,200}+[0-9])(?=[^\s\"'\\a-z]{0,200}+[a-z])[^\s\"'\\]{8,}+)"
+          r"(?<![)\];])(?=[ \t]*+(?:#[^\r\n]*+)?(?:[\r\n]|\\++[nrt]|\\*+[\"']|$))"),
          (named("MISTRAL_API_KEY={}", fake(AN, 32, 119)), named('{"password": "{}"}', fake(URLSAFE, 14, 120)),
           named("TWILIO_AUTH_TOKEN: {}", fake(HEX, 32, 121)), named("[pypi]\npassword = {}", fake(AN, 20, 122)),
-          named("SECRET_KEY = 'django-insecure-{}'", "k3(x!" + fake(AN, 20, 166) + "@b)a^" + fake(HEX, 10, 167))),
+          named("SECRET_KEY = 'django-insecure-{}'", "k3(x!" + fake(AN, 20, 166) + "@b)a^" + fake(HEX, 10, 167)),
+          named("export APP_SECRET_KEY={}\n", fake(AN, 9, 168) + "+(" + fake(AN, 14, 169) + "%!"),
+          named("cat .env\\nDJANGO_SECRET_KEY={}\\nDEBUG=1", "9G*r" + fake(AN, 10, 170) + "^(" + fake(AN, 12, 171))),
          ("api_key = os.environ['API_KEY']", "OPENAI_API_KEY=your_api_key_here", "max_tokens=4096",
           "src/x.py:12: twilio-api-key: config/v2/twilio.yaml", "DB_PASSWORD=changeme1", "token: ****1234",
-          "token = Base.url_encode64(raw)"),
+          "token = Base.url_encode64(raw)", "SECRET_KEY=hashlib.sha256(seed2).hexdigest()",
+          "API_KEY=os.environ.get(\"API_KEY\", \"dev1\")", "SORT_KEY=key_fn(row1);\n", "CACHE_KEY=items[k1]\n"),
          generic=True,
          anchors=(("passw", 0), ("pwd", 0), ("secret", 7), ("token", 0), ("key", 8), ("pass", 1),
                   ("credential", 0))),
