@@ -90,7 +90,7 @@ def test_anchored_secret_scan_equals_the_plain_scan_on_corpus(path: Path) -> Non
 
 def test_every_slow_pattern_is_anchored() -> None:
     assert {sp.kind for sp in secrets.PATTERNS if sp.anchors} == {sp.kind for sp in secrets.PATTERNS if sp.folded} == {
-        "aws-secret-key", "auth-header", "query-credential", "credential"}
+        "aws-secret-key", "auth-header", "query-credential", "credential", "cookie"}
 
 
 # --- token bounds: the engine's "fewer tokens" check encodes only what they leave open ----------
