@@ -52,7 +52,7 @@ def test_every_match_holds_its_anchors() -> None:
         for text in TRUE + FALSE:
             for m in sp.pattern.finditer(text):
                 for lits, reach in prefilter._CANDS[index]:
-                    end = m.end() if reach >= prefilter._UNBOUNDED else min(m.start() + reach, m.end())
+                    end = m.end() if reach >= anchors.UNBOUNDED else min(m.start() + reach, m.end())
                     assert any(0 <= m.group().find(lit) <= end - m.start() for lit in lits), (sp.kind, lits, reach)
                     checked += 1
     assert checked > 100
@@ -77,7 +77,7 @@ def test_literal_classes_fan_out_and_branches_unite() -> None:
     assert prefilter.anchors_of(r"gh[pos]_[A-Z]{3}") == ((("ghp_", "gho_", "ghs_"), 0),)
     assert prefilter.anchors_of(r"x?(?:abc|de)") == ((("abc", "de"), 1),)
     # After an unbounded part the literal only tells whether the pattern may match.
-    assert prefilter.anchors_of(r"[a-z]++:secret") == (((":secret",), prefilter._UNBOUNDED),)
+    assert prefilter.anchors_of(r"[a-z]++:secret") == (((":secret",), anchors.UNBOUNDED),)
 
 
 def test_short_texts_and_the_switch_skip_the_pass(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -98,7 +98,7 @@ def test_redaction_is_the_same_with_and_without(pieces: list[str], ascii_only: b
         assert both(mp, secrets.redact_many, [text, text * 3])[0] == secrets.redact_many([text, text * 3])
 
 
-def test_long_texts_take_the_windows_and_agree(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_long_texts_agree(monkeypatch: pytest.MonkeyPatch) -> None:
     filler = "\nlorem ipsum dolor sit amet, consectetur adipiscing elit\n" * 400
     text = filler.join(TRUE[:40]) + filler.join(FALSE)
     fast, plain = both(monkeypatch, secrets.redact, text)

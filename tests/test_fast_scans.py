@@ -63,6 +63,26 @@ def test_batched_redaction_equals_one_by_one(texts: list[str], batch: int) -> No
         secrets.BATCH_CHARS = old
 
 
+def test_ascii_and_wide_texts_are_batched_apart_in_their_order(monkeypatch: pytest.MonkeyPatch) -> None:
+    # One non-ASCII char makes a joined batch a wide string (slower to lower, find and scan), so
+    # ASCII texts are joined apart from the others; every result still lands at its own index.
+    texts = ["token=abc123def456", "é token=abc123def789", "plain words", "ü",
+             "Bearer abc123def456ghi789jkl", "中 password: hunter22x"] * 3
+    scanned: list[str] = []
+    plain_redact = secrets.redact
+
+    def redact(text: str, *, fast: bool = True) -> tuple[str, list[str]]:
+        scanned.append(text)
+        return plain_redact(text, fast=fast)
+
+    monkeypatch.setattr(secrets, "redact", redact)
+    got = secrets.redact_many(texts)
+    assert got == [plain_redact(t) for t in texts]
+    assert sum("[REDACTED:" in new for new, _ in got) == 12
+    joined = [t for t in scanned if secrets._JOIN in t]
+    assert len(joined) == 2 and joined[0].isascii() and not joined[1].isascii()
+
+
 def test_ascii_lower_keeps_what_the_finders_see_for_every_character() -> None:
     # Every code point: A-Z lowered, other ASCII kept, non-ASCII stays non-ASCII, whitespace (to
     # `regex`'s `\\s`) stays whitespace and non-whitespace stays non-whitespace.  The only

@@ -4,9 +4,9 @@ Every case-sensitive pattern gets its *anchors*, derived from its syntax tree (`
 (literal, reach) pairs such that every match holds one of the literals, starting at most `reach`
 chars after the match start.  One hyperscan database holds every anchor literal; a single scan of a
 text tells which literals it holds.  A pattern none of whose literals occurs cannot match and is
-skipped; the others run as exact `regex` patterns, tried only next to each literal occurrence
-(or over the whole text when the literal is common).  So the result is exactly the plain scan's,
-and without hyperscan installed (or with `SANITIZER_PLAIN=1`) the plain scan runs unchanged.
+skipped; the others run as exact `regex` patterns over the whole text.  So the result is exactly
+the plain scan's, and without hyperscan installed (or with `SANITIZER_PLAIN=1`) the plain scan
+runs unchanged.
 """
 
 from __future__ import annotations
@@ -17,8 +17,7 @@ import os
 from collections.abc import Iterator, Sequence
 from typing import Any
 
-from sanitizer.secrets.anchors import UNBOUNDED as _UNBOUNDED
-from sanitizer.secrets.anchors import Candidate, anchors_of, kept_anchors, rank
+from sanitizer.secrets.anchors import Candidate, anchors_of, kept_anchors
 
 __all__ = ["ENABLED", "Gate", "anchors_of", "available", "gate"]
 
@@ -47,14 +46,13 @@ def _escape(literal: str) -> bytes:
 
 
 class Gate:
-    """Which anchor literals one text holds, and the matches of a pattern found next to them."""
+    """Which anchor literals one text holds, and so which patterns cannot match it."""
 
-    __slots__ = ("ascii", "present", "text")
+    __slots__ = ("present", "text")
 
     def __init__(self, text: str, present: set[int]) -> None:
         self.text = text
         self.present = present
-        self.ascii = text.isascii()
 
     def absent(self, index: int) -> bool:
         """True when pattern `index` is gated and one of its candidates is absent: no match."""
@@ -62,53 +60,28 @@ class Gate:
 
     def finditer(self, index: int, pattern: Any) -> Iterator[Any] | None:
         """`pattern.finditer(text)` for pattern `index`: no matches when one of its candidates is
-        absent, matches tried next to the best candidate's literals, or None when not gated."""
-        cands = _CANDS[index]
-        if not cands:
+        absent, all of them otherwise, or None when not gated.
+
+        A gated pattern that can match scans the whole text.  Trying it only next to its literals
+        (one `match` a window) was slower on every corpus file: `str.count` to choose, and a Python
+        call a window, cost more than `regex` finding a literal-led pattern on its own.
+        """
+        if not _CANDS[index]:
             return None
-        if not all(any(i in self.present for i in ids) for ids in _IDS[index]):
+        if self.absent(index):
             return iter(())
-        text = self.text
-        lits, reach = _BEST[index]
-        # Windows only where `str.find` is fast (one byte a char), and while fewer match attempts
-        # than this: past it a whole scan is cheaper than one `match` per window.
-        if (reach >= _UNBOUNDED or not self.ascii
-                or sum(map(text.count, lits)) * (reach + 1) > len(text) // 64 + 256):
-            return pattern.finditer(text)
-        starts: list[tuple[int, int]] = []
-        for lit in lits:
-            at = text.find(lit)
-            while at >= 0:
-                starts.append((at - reach, at))
-                at = text.find(lit, at + 1)
-        return matches_in_windows(pattern, text, sorted(starts))
-
-
-def matches_in_windows(pattern: Any, text: str, windows: list[tuple[int, int]]) -> Iterator[Any]:
-    """The matches `pattern.finditer(text)` gives, when every match starts in one of the sorted
-    `windows` (lo, hi): the pattern is tried only there (shared with the plain anchored scan)."""
-    pos = 0  # the end of the last match, or the next untried start
-    for lo, hi in windows:
-        for s in range(max(lo, pos, 0), hi + 1):
-            m = pattern.match(text, s)
-            if m is not None:
-                yield m
-                pos = m.end()
-                break
-        else:
-            pos = max(pos, hi + 1)
+        return pattern.finditer(self.text)
 
 
 _CANDS: list[tuple[Candidate, ...]] = []
 _IDS: list[tuple[tuple[int, ...], ...]] = []
-_BEST: list[Candidate] = []  # the candidate whose literals place the windows
 _DB: Any = None
 
 
 def _build(patterns: Sequence[Any]) -> None:
     """Derive every pattern's candidates and compile the database (built in locals, published
     at the end, so a thread that races here only builds the same thing twice)."""
-    global _CANDS, _IDS, _BEST, _DB, _hs, ENABLED
+    global _CANDS, _IDS, _DB, _hs, ENABLED
     try:
         import hyperscan
     except ImportError:  # installed but broken: the plain way, as without the extra
@@ -118,20 +91,18 @@ def _build(patterns: Sequence[Any]) -> None:
     literals: dict[str, int] = {}
     cands_of: list[tuple[Candidate, ...]] = []
     ids_of: list[tuple[tuple[int, ...], ...]] = []
-    best_of: list[Candidate] = []
     # From the specs, without compiling (`anchors` gives none to a spec with a flag past its start).
     derived = iter(kept_anchors([sp.spec for sp in patterns if not sp.folded]))
     for sp in patterns:
         cands = () if sp.folded else next(derived)
         cands_of.append(cands)
-        best_of.append(max(cands, key=rank) if cands else ((), _UNBOUNDED))
         ids_of.append(tuple(tuple(literals.setdefault(lit, len(literals)) for lit in lits) for lits, _ in cands))
     db = None
     if literals:
         db = _hs.Database(mode=_hs.HS_MODE_BLOCK)
         db.compile(expressions=[_escape(lit) for lit in literals], ids=list(literals.values()),
                    elements=len(literals), flags=[_hs.HS_FLAG_SINGLEMATCH] * len(literals))
-    _IDS, _BEST, _DB = ids_of, best_of, db
+    _IDS, _DB = ids_of, db
     _CANDS = cands_of  # last: `gate` builds until this is set
 
 

@@ -127,7 +127,23 @@ def _anchored(sp: SecretPattern, text: str, low: str, hits: dict[str, list[int]]
             hits[lit] = [m.start() for m in _finder(lit).finditer(low)] if lit in _FINDERS or lit in low else []
     windows = sorted((i - reach, i) for lit, reach in sp.anchors for i in hits[lit])
     if windows:  # else no match, and the pattern need not be compiled
-        yield from _prefilter.matches_in_windows(sp.pattern, text, windows)
+        yield from _matches_in_windows(sp.pattern, text, windows)
+
+
+def _matches_in_windows(pattern: regex.Pattern[str], text: str,
+                        windows: list[tuple[int, int]]) -> Iterator[regex.Match[str]]:
+    """The matches `pattern.finditer(text)` gives, when every match starts in one of the sorted
+    `windows` (lo, hi): the pattern is tried only there."""
+    pos = 0  # the end of the last match, or the next untried start
+    for lo, hi in windows:
+        for s in range(max(lo, pos, 0), hi + 1):
+            m = pattern.match(text, s)
+            if m is not None:
+                yield m
+                pos = m.end()
+                break
+        else:
+            pos = max(pos, hi + 1)
 
 
 def _finder(lit: str) -> regex.Pattern[str]:
@@ -239,24 +255,38 @@ def redact_many(texts: Sequence[str]) -> list[tuple[str, list[str]]]:
 
     One scan per batch instead of one per text saves the per-call cost of every pattern on many
     short texts.  The joined scan only tells which texts hold a secret; those are redacted again
-    one by one, so every result is exactly `redact(text)`.
+    one by one, so every result is exactly `redact(text)`.  ASCII texts are batched apart from the
+    others: one non-ASCII char makes a whole joined batch a wide string, on which lowering, `str.find`
+    and `regex` are slower and the `[fast]` gate tries no windows.
     """
     out: list[tuple[str, list[str]]] = [(t, []) for t in texts]
+    wide = [i for i, t in enumerate(texts) if not t.isascii()]
+    if wide and len(wide) < len(texts):
+        narrow = [i for i, t in enumerate(texts) if t.isascii()]
+        groups: list[Sequence[int]] = [narrow, wide]
+    else:
+        groups = [range(len(texts))]
+    for group in groups:
+        _redact_batches(texts, group, out)
+    return out
+
+
+def _redact_batches(texts: Sequence[str], indices: Sequence[int], out: list[tuple[str, list[str]]]) -> None:
+    """Redact `texts[i]` for `i` in `indices` into `out[i]`, a batch of up to `BATCH_CHARS` at a time."""
     start = 0
-    while start < len(texts):
+    while start < len(indices):
         end, size = start, 0
-        while end < len(texts) and (end == start or size + len(texts[end]) <= BATCH_CHARS):
-            size += len(texts[end]) + len(_JOIN)
+        while end < len(indices) and (end == start or size + len(texts[indices[end]]) <= BATCH_CHARS):
+            size += len(texts[indices[end]]) + len(_JOIN)
             end += 1
-        batch = texts[start:end]
+        batch = [texts[i] for i in indices[start:end]]
         joined = _JOIN.join(batch)
         new, removed = redact(joined)
         if removed:
             pieces = new.split(_JOIN)
             if len(pieces) != len(batch) or joined.count(_JOIN) != len(batch) - 1:
                 pieces = [None] * len(batch)  # a text holds the separator itself: one by one
-            for i, (text, piece) in enumerate(zip(batch, pieces, strict=True)):
+            for i, text, piece in zip(indices[start:end], batch, pieces, strict=True):
                 if piece != text:
-                    out[start + i] = redact(text)
+                    out[i] = redact(text)
         start = end
-    return out
