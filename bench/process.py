@@ -13,8 +13,8 @@ of main), in the same rounds: old and new side by side.  Peak RSS is the child's
 Both checkouts get their bytecode compiled first (`compileall`), as `pip install` does for an
 installed package: where `PYTHONDONTWRITEBYTECODE` is set, a checkout would otherwise compile
 every module from source at every start (about 0.1 s here) and measure that instead.  Likewise
-the compiled-pattern cache (`SANITIZER_CACHE_DIR`) is a folder of this run, filled by the first
-round: the fastest round is a warm one.
+the compiled-pattern cache (`SANITIZER_CACHE_DIR`) is a folder of this run, one for each side (the
+kept anchors file holds one side's specs), filled by the first round: the fastest round is a warm one.
 """
 
 from __future__ import annotations
@@ -59,6 +59,8 @@ def commands(src: Path, out: Path, old: Path | None) -> dict[str, tuple[list[str
     }
     if old is not None:
         old_env = dict(new_env, PYTHONPATH=str(old))
+        if "SANITIZER_CACHE_DIR" in new_env:  # a folder of its own: the kept anchors name their specs
+            old_env["SANITIZER_CACHE_DIR"] = new_env["SANITIZER_CACHE_DIR"] + "-old"
         found["old no-tokens"] = (found["no-tokens"][0], old_env)
         found["old tokens"] = (found["tokens"][0], old_env)
     return found
