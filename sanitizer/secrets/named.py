@@ -176,7 +176,8 @@ NAMED: tuple[Kind, ...] = (
          (named("token_type Bearer {}", fake(AN, 40, 118)),), ("Bearer tokens are sent in a header.",), generic=True),
     Kind("credential", "a value with a letter and a digit after a name ending in a secret word: `*_KEY=`, "
                        "`*_TOKEN:`, `*_SECRET`, `*_PASS`, `password`, `apiKey`, `credentials` (`.env`, "
-                       "JSON, YAML, `.pypirc`; covers keys with no prefix such as Mistral or Cohere)",
+                       "JSON, YAML, `.pypirc`; covers keys with no prefix such as Mistral or Cohere); an "
+                       "unquoted `.env` value runs to the end of its line",
          (_SECRET_NAME_IS + r"(?:\\*+[\"'])?+"
           r"(?<value>" + _VALUE + r"(?=[^\s\"'\\,;&<>(){}\[\]0-9]{0,200}+[0-9])"
           r"(?=[^\s\"'\\,;&<>(){}\[\]a-z]{0,200}+[a-z])[^\s\"'\\,;&<>(){}\[\]]{6,}+)(?!\()",
