@@ -10,13 +10,18 @@ and an error reading or writing is ignored: the cache only ever saves time.
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import marshal
 import os
+import sys
 import zlib
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
-__all__ = ["ENV", "folder", "load", "read", "write"]
+__all__ = ["ENV", "folder", "kept", "load", "named_after", "read", "write"]
+
+_T = TypeVar("_T")
 
 ENV = "SANITIZER_CACHE_DIR"
 _HEAD = 4  # the CRC-32 of the body, big-endian
@@ -81,3 +86,41 @@ def write(name: str, body: bytes) -> None:
     except OSError:
         with contextlib.suppress(OSError):
             part.unlink()
+
+
+def named_after(prefix: str, source_file: str) -> str | None:
+    """The name of a cached file whose values the module `source_file` derives: `prefix`, the sha256 of
+    that module's source and the Python version, so a change to the code never reads values derived
+    by another (None where the source cannot be read)."""
+    try:
+        source = Path(source_file).read_bytes()
+    except OSError:
+        return None
+    version = "".join(map(str, sys.version_info[:3]))
+    return f"{prefix}-{hashlib.sha256(source).hexdigest()[:16]}-py{version}.bin"
+
+
+def kept(name: str | None, keys: Sequence[str], derive: Callable[[str], _T], valid: Callable[[Any], bool],
+         writer: bool) -> list[_T]:
+    """`[derive(key) for key in keys]`, read from the cached file `name` where an earlier process kept them.
+
+    An entry that is missing or not `valid` is derived anew; then, or when the file holds other
+    keys, a `writer` (the process that imported the deriving module, not a forked worker) writes
+    the file again holding just `keys`.
+    """
+    table = load(name) if name is not None else None
+    if not isinstance(table, dict):
+        table = {}
+    out: list[_T] = []
+    fresh = False
+    for key in keys:
+        found = table.get(key, _MISSING)
+        if found is _MISSING or not valid(found):
+            found, fresh = derive(key), True
+        out.append(found)
+    if name is not None and writer and (fresh or len(table) != len(set(keys))):
+        write(name, marshal.dumps(dict(zip(keys, out, strict=True))))
+    return out
+
+
+_MISSING: Any = object()

@@ -18,16 +18,12 @@ can write the compiled patterns kept beside it can make one match nothing (`patt
 from __future__ import annotations
 
 import functools
-import hashlib
-import marshal
 import os
 import re
 import re._constants as _c
 import re._parser as _p
-import sys
 import warnings
 from collections.abc import Sequence
-from pathlib import Path
 from typing import Any
 
 from sanitizer import cachedir
@@ -144,12 +140,7 @@ _owner = os.getpid()  # only this process replaces the kept anchors (not forked 
 @functools.cache
 def _kept_name() -> str | None:
     """The cache file of the anchors this module's code derives, or None where its source cannot be read."""
-    try:
-        source = Path(__file__).read_bytes()
-    except OSError:
-        return None
-    version = "".join(map(str, sys.version_info[:3]))
-    return f"anchors-{hashlib.sha256(source).hexdigest()[:16]}-py{version}.bin"
+    return cachedir.named_after("anchors", __file__)
 
 
 def _is_candidates(value: Any) -> bool:
@@ -161,17 +152,4 @@ def _is_candidates(value: Any) -> bool:
 
 def kept_anchors(specs: Sequence[str]) -> list[tuple[Candidate, ...]]:
     """`anchors_of` of each spec, read from the cache folder where an earlier process kept them."""
-    name = _kept_name()
-    kept = cachedir.load(name) if name is not None else None
-    if not isinstance(kept, dict):
-        kept = {}
-    out: list[tuple[Candidate, ...]] = []
-    fresh = False
-    for spec in specs:
-        found = kept.get(spec)
-        if not _is_candidates(found):
-            found, fresh = anchors_of(spec), True
-        out.append(found)
-    if name is not None and (fresh or len(kept) != len(set(specs))) and os.getpid() == _owner:
-        cachedir.write(name, marshal.dumps(dict(zip(specs, out, strict=True))))
-    return out
+    return cachedir.kept(_kept_name(), specs, anchors_of, _is_candidates, os.getpid() == _owner)

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import regex
 
+from sanitizer.secrets.leads import kept_leads
 from sanitizer.secrets.leads import leads as _leads
 from sanitizer.textkit import pattern_cache
 
-__all__ = ["SecretPattern"]
+__all__ = ["SecretPattern", "read_leads"]
 
 
 class SecretPattern:
@@ -56,3 +59,10 @@ class SecretPattern:
 
     def __repr__(self) -> str:
         return f"SecretPattern({self.kind!r}, {self.spec!r})"
+
+
+def read_leads(patterns: Sequence[SecretPattern]) -> None:
+    """Give every case-sensitive pattern not yet read its leads, kept between processes (`kept_leads`)."""
+    todo = [sp for sp in patterns if sp._leads is False and not sp.folded]
+    for sp, found in zip(todo, kept_leads([sp.spec for sp in todo]), strict=True):
+        sp._leads = found

@@ -26,7 +26,7 @@ import regex
 from sanitizer.secrets import prefilter as _prefilter
 from sanitizer.secrets.kinds import Example, Kind
 from sanitizer.secrets.named import KEY_BLOCKS, NAMED
-from sanitizer.secrets.pattern import SecretPattern
+from sanitizer.secrets.pattern import SecretPattern, read_leads
 from sanitizer.secrets.providers import PROVIDERS
 from sanitizer.textkit import pattern_cache
 from sanitizer.textkit.lazy import lazy_pattern
@@ -158,8 +158,15 @@ def _finder(lit: str) -> regex.Pattern[str]:
 _LEAD_CHECK_CHARS = 1 << 18
 
 
+_leads_read = False
+
+
 def _lacks_leads(sp: SecretPattern, text: str) -> bool:
     """True when `text` holds none of the pattern's leads (so it holds no match)."""
+    global _leads_read
+    if not _leads_read:  # all at once, from the cache folder where an earlier process kept them
+        read_leads(PATTERNS)
+        _leads_read = True
     leads = sp.leads
     return (leads is not None and len(text) * len(leads) <= _LEAD_CHECK_CHARS
             and not any(lit in text for lit in leads))
