@@ -54,6 +54,8 @@ _SECRET40 = fake(B64, 40, 96)
 # a name ending in a secret word, then `=` or `:` (the two `credential` specs start alike)
 _SECRET_NAME_IS = (r"(?i)(?:password|passwd|pwd|secret|token|api[_-]?key|access[_-]?key|auth[_-]?key|private[_-]?key"
                    r"|secret[_-]?key|client[_-]?secret|[_-]key|[_-]pass|credentials?)(?:\\*+[\"'])?+\s*+[=:]\s*+")
+# The value of a first `name=value` pair: 8+ chars, with a digit (not found past a `[`: a later marker) or 20+.
+_COOKIE_VALUE = r"(?<value>" + _VALUE + r"(?=[^;\s\"'\\\[0-9]{0,200}+[0-9]|[^;\s\"'\\]{20})[^;\s\"'\\]{8,}+)"
 # `name=value` pairs split by `;`, 12+ chars in all, with a digit among them (session ids, not `theme=dark`).
 # The digit is looked for only over the pairs (no space but after a `;`, no `[`), so a later cut's
 # marker or another kind's redaction never supplies it on a second run.
@@ -144,22 +146,31 @@ NAMED: tuple[Kind, ...] = (
                 + fake(HEX, 3, 113) + "-a" + fake(HEX, 3, 114) + "-" + fake(HEX, 12, 115)),
           named("//npm.example.net/:_password={}", fake(B64, 24, 173))),
          ("//registry.npmjs.org/:_authToken=${NPM_TOKEN}",), generic=True),
-    Kind("cookie", "a `Cookie:` header's pairs, the first pair of a `Set-Cookie:`, `curl -b` / `--cookie` pairs, "
-                   "when they hold a digit (a session id; `theme=dark` stays, and so do the headers' names)",
+    Kind("cookie", "a `Cookie:` header's pairs, the first pair of a `Set-Cookie:`, of `document.cookie = \"…\"` "
+                   "and of `cookies={\"…\": \"…\"}`, `curl -b` / `--cookie` pairs, when they hold a digit (a "
+                   "session id; `theme=dark` stays, and so do the headers' names)",
          (r"(?i)(?:(?<![a-z0-9_-])|(?<=\\[nrt]))set-cookie(?:\\*+[\"'])?+\s*+:\s*+(?:\\*+[\"'])?+[^=;\s\"'\\]{1,200}+="
-          r"(?<value>" + _VALUE + r"(?=[^;\s\"'\\\[0-9]{0,200}+[0-9]|[^;\s\"'\\]{20})[^;\s\"'\\]{8,}+)",
+          + _COOKIE_VALUE,
+          # a script's `document.cookie = "sid=…; path=/"` and a client's `cookies={"sid": "…"}` (requests,
+          # httpx, a JS object): the first pair, as in `Set-Cookie:` (what follows are attributes or more pairs)
+          r"(?:(?<![\w$-])|(?<=\\[nrt]))document\.cookie[ \t]*+=[ \t]*+\\*+[\"'`][^=;\s\"'\\]{1,200}+=" + _COOKIE_VALUE,
+          r"(?:(?<![\w-])|(?<=\\[nrt]))cookies[ \t]*+[=:][ \t]*+\{[ \t]*+\\*+[\"'][^=;\s\"'\\]{1,200}+\\*+[\"'][ \t]*+:"
+          r"[ \t]*+\\*+[\"']" + _COOKIE_VALUE,
           r"(?i)(?:(?<![a-z0-9_-])|(?<=\\[nrt]))(?<!set-)cookie(?:\\*+[\"'])?+\s*+:\s*+(?:\\*+[\"'])?+"
           r"(?<value>" + _VALUE + _COOKIE_PAIRS + r")",
           # one spec per flag: a spec that starts with one literal is found at `str.find` speed
           *(r"(?:(?<![\w-])|(?<=\\[nrt]))" + flag + r"(?:[ \t]++|=)[\"']?+(?<value>" + _VALUE + _COOKIE_PAIRS + r")"
             for flag in ("-b", "--cookie"))),
          (named("Cookie: _session_id={}; theme=dark", fake(AN, 40, 162)),
+          named('document.cookie = "sessionid={}; path=/";', fake(AN, 32, 174)),
+          named("requests.get(url, cookies={'sessionid': '{}'})", fake(AN, 32, 175)),
           named("Set-Cookie: sessionid={}; Path=/; HttpOnly", fake(AN, 32, 163)),
           named("curl 'https://app.example.net/api' -b 'session={}'", fake(URLSAFE, 48, 164)),
           named('{"headers": {"cookie": "sid={}"}}', fake(AN, 24, 165))),
          ("a cookie: small, sweet and baked", "Set-Cookie: theme=dark; Path=/", "Cookie: ${SESSION_COOKIE}",
           "git checkout -b cookie-banner", "curl -b cookies.txt https://example.net",
-          "Cookie: theme=darkmode…[trimmed 1,234 chars]… tail"),
+          "Cookie: theme=darkmode…[trimmed 1,234 chars]… tail", 'document.cookie = "theme=dark; path=/"',
+          "cookies={'theme': 'dark'}", "requests.get(url, cookies=jar)"),
          generic=True, anchors=(("cookie", len("set-")),)),
     Kind("auth-header", "the value of an `Authorization:` / `Proxy-Authorization:` header (after its scheme)",
          r"(?i)(?:(?<![a-z0-9_\]-])|(?<=\\[nrt]))(?:proxy-)?authorization(?:\\*+[\"'])?+\s*+[:=]\s*+(?:\\*+[\"'])?+"
