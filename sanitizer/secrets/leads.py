@@ -4,10 +4,10 @@
 prefix such as `ghp_`, or the `://` of a URL; small classes and literal alternations fan out:
 `gh[pousr]_` gives `ghp_`, `gho_`…).  Every match holds one string of each run, so a text holding
 none of them has no match, and the pattern need not be compiled to know it.  It is a few string
-steps per spec (unlike `anchors.anchors_of`, a full parse), but about 7 ms for the ~125 specs: the
-first process keeps them in the cache folder (`kept_leads`, named after this module's source, as
-the anchors are).  Anything it is not sure of (a top-level `|`, an inline flag, an escape with an argument,
-a nested class) gives None: the pattern always runs.
+steps per spec (unlike `anchors.anchors_of`, a full parse), but about 7 ms for the ~125 specs:
+the first process keeps them in the cache folder (`kept_leads`, named after this module's
+source, as the anchors are).  Anything it is not sure of (a top-level `|`, an inline flag, an
+escape with an argument, a nested class) gives None: the pattern always runs.
 """
 
 from __future__ import annotations
