@@ -100,6 +100,9 @@ def named_after(prefix: str, source_file: str) -> str | None:
     return f"{prefix}-{hashlib.sha256(source).hexdigest()[:16]}-py{version}.bin"
 
 
+_MISSING: Any = object()  # no entry (None is a value a derivation may give)
+
+
 def kept(name: str | None, keys: Sequence[str], derive: Callable[[str], _T], valid: Callable[[Any], bool],
          writer: bool) -> list[_T]:
     """`[derive(key) for key in keys]`, read from the cached file `name` where an earlier process kept them.
@@ -122,5 +125,3 @@ def kept(name: str | None, keys: Sequence[str], derive: Callable[[str], _T], val
         write(name, marshal.dumps(dict(zip(keys, out, strict=True))))
     return out
 
-
-_MISSING: Any = object()

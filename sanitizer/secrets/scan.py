@@ -263,17 +263,15 @@ def redact_many(texts: Sequence[str]) -> list[tuple[str, list[str]]]:
     One scan per batch instead of one per text saves the per-call cost of every pattern on many
     short texts.  The joined scan only tells which texts hold a secret; those are redacted again
     one by one, so every result is exactly `redact(text)`.  ASCII texts are batched apart from the
-    others: one non-ASCII char makes a whole joined batch a wide string, on which lowering, `str.find`
-    and `regex` are slower and the `[fast]` gate tries no windows.
+    others: one non-ASCII char makes a whole joined batch a wide string, on which lowering,
+    `str.find` and `regex` are slower.
     """
     out: list[tuple[str, list[str]]] = [(t, []) for t in texts]
-    wide = [i for i, t in enumerate(texts) if not t.isascii()]
-    if wide and len(wide) < len(texts):
-        narrow = [i for i, t in enumerate(texts) if t.isascii()]
-        groups: list[Sequence[int]] = [narrow, wide]
-    else:
-        groups = [range(len(texts))]
-    for group in groups:
+    narrow: list[int] = []
+    wide: list[int] = []
+    for i, t in enumerate(texts):
+        (narrow if t.isascii() else wide).append(i)
+    for group in (narrow, wide):
         _redact_batches(texts, group, out)
     return out
 
