@@ -61,6 +61,21 @@ _COOKIE_VALUE = r"(?<value>" + _VALUE + r"(?=[^;\s\"'\\\[0-9]{0,200}+[0-9]|[^;\s
 # marker or another kind's redaction never supplies it on a second run.
 _COOKIE_PAIRS = (r"(?=(?:[^\s\"'\\\[0-9]|;[ \t]++){0,400}+[0-9])(?=[^\r\n\"'\\]{12})"
                  r"[^=;\s\"'\\]{1,200}+=[^;\s\"'\\]*+(?:;[ \t]*+[^=;\s\"'\\]{1,200}+=[^;\s\"'\\]*+)*+")
+_TAB = r"(?:\t|\\++t)"  # a tab, real or escaped
+# A Netscape `cookies.txt` line (curl, wget, yt-dlp): domain, subdomains flag, path, secure flag,
+# expiry, name and value, split by tabs; one spec per first flag, so each starts with a literal.
+_COOKIE_JAR_LINE = tuple(r"(?<=\t|\\t)" + flag + _TAB + r"/[^\s\\]{0,200}+" + _TAB + r"(?:TRUE|FALSE)" + _TAB
+                         + r"[0-9]{1,12}+" + _TAB + r"[^\s\\]{1,200}+" + _TAB + _COOKIE_VALUE
+                         for flag in ("TRUE", "FALSE"))
+# The `value` of a cookie object (Playwright's storage state, the DevTools protocol, Puppeteer,
+# Selenium's `get_cookies()`, browser extensions' exports): an object is a cookie's when it also
+# holds `httpOnly` (all of them write it), before or after the value (no brace between).
+_KEY_END = r"(?:\\*+[\"'])?+[ \t]*+:[ \t]*+"
+_COOKIE_OBJECT = (
+    r"(?<=[\"'{,\s])value" + _KEY_END + r"\\*+[\"']" + _COOKIE_VALUE + r"\\*+[\"'](?=[^{}]{0,400}?httpOnly" + _KEY_END + ")",
+    # led by its literal (found at `str.find` speed; a spec led by a look back is not)
+    r"httpOnly" + _KEY_END + r"[^{}]{0,400}?[\"'{,\s]value" + _KEY_END + r"\\*+[\"']" + _COOKIE_VALUE + r"\\*+[\"']",
+)
 
 
 NAMED: tuple[Kind, ...] = (
@@ -147,8 +162,10 @@ NAMED: tuple[Kind, ...] = (
           named("//npm.example.net/:_password={}", fake(B64, 24, 173))),
          ("//registry.npmjs.org/:_authToken=${NPM_TOKEN}",), generic=True),
     Kind("cookie", "a `Cookie:` header's pairs, the first pair of a `Set-Cookie:`, of `document.cookie = \"…\"` "
-                   "and of `cookies={\"…\": \"…\"}`, `curl -b` / `--cookie` pairs, when they hold a digit (a "
-                   "session id; `theme=dark` stays, and so do the headers' names)",
+                   "and of `cookies={\"…\": \"…\"}`, `curl -b` / `--cookie` pairs, the value of a `cookies.txt` "
+                   "line or of a cookie object (`\"value\"` beside `httpOnly`: Playwright, Selenium, "
+                   "DevTools), when they hold a digit (a session id; `theme=dark` "
+                   "stays, and so do the headers' names)",
          (r"(?i)(?:(?<![a-z0-9_-])|(?<=\\[nrt]))set-cookie(?:\\*+[\"'])?+\s*+:\s*+(?:\\*+[\"'])?+[^=;\s\"'\\]{1,200}+="
           + _COOKIE_VALUE,
           # a script's `document.cookie = "sid=…; path=/"` and a client's `cookies={"sid": "…"}` (requests,
@@ -160,17 +177,26 @@ NAMED: tuple[Kind, ...] = (
           r"(?<value>" + _VALUE + _COOKIE_PAIRS + r")",
           # one spec per flag: a spec that starts with one literal is found at `str.find` speed
           *(r"(?:(?<![\w-])|(?<=\\[nrt]))" + flag + r"(?:[ \t]++|=)[\"']?+(?<value>" + _VALUE + _COOKIE_PAIRS + r")"
-            for flag in ("-b", "--cookie"))),
+            for flag in ("-b", "--cookie")),
+          *_COOKIE_JAR_LINE, *_COOKIE_OBJECT),
          (named("Cookie: _session_id={}; theme=dark", fake(AN, 40, 162)),
           named('document.cookie = "sessionid={}; path=/";', fake(AN, 32, 174)),
           named("requests.get(url, cookies={'sessionid': '{}'})", fake(AN, 32, 175)),
           named("Set-Cookie: sessionid={}; Path=/; HttpOnly", fake(AN, 32, 163)),
           named("curl 'https://app.example.net/api' -b 'session={}'", fake(URLSAFE, 48, 164)),
-          named('{"headers": {"cookie": "sid={}"}}', fake(AN, 24, 165))),
+          named('{"headers": {"cookie": "sid={}"}}', fake(AN, 24, 165)),
+          named("# Netscape HTTP Cookie File\n.example.net\tTRUE\t/\tTRUE\t1767225600\tsessionid\t{}\n",
+                fake(AN, 32, 176)),
+          named('{"cookies": [{"name": "sid", "value": "{}", "domain": ".example.net", "httpOnly": true}]}',
+                fake(AN, 32, 177)),
+          named("[{'domain': 'example.net', 'httpOnly': True, 'name': 'sessionid', 'value': '{}'}]",
+                fake(URLSAFE, 40, 178))),
          ("a cookie: small, sweet and baked", "Set-Cookie: theme=dark; Path=/", "Cookie: ${SESSION_COOKIE}",
           "git checkout -b cookie-banner", "curl -b cookies.txt https://example.net",
           "Cookie: theme=darkmode…[trimmed 1,234 chars]… tail", 'document.cookie = "theme=dark; path=/"',
-          "cookies={'theme': 'dark'}", "requests.get(url, cookies=jar)"),
+          "cookies={'theme': 'dark'}", "requests.get(url, cookies=jar)",
+          ".example.net\tTRUE\t/\tFALSE\t0\ttheme\tdark", '{"name": "theme", "value": "dark", "httpOnly": false}',
+          '{"env": [{"name": "DB_HOST", "value": "db-01.internal.example.net"}]}'),
          generic=True, anchors=(("cookie", len("set-")),)),
     Kind("auth-header", "the value of an `Authorization:` / `Proxy-Authorization:` header (after its scheme)",
          r"(?i)(?:(?<![a-z0-9_\]-])|(?<=\\[nrt]))(?:proxy-)?authorization(?:\\*+[\"'])?+\s*+[:=]\s*+(?:\\*+[\"'])?+"
