@@ -49,15 +49,22 @@ def _escape(literal: str) -> bytes:
 class Gate:
     """Which anchor literals one text holds, and so which patterns cannot match it."""
 
-    __slots__ = ("present", "text")
+    __slots__ = ("open", "present", "text")
 
     def __init__(self, text: str, present: set[int]) -> None:
         self.text = text
         self.present = present
+        # The gated patterns all of whose candidates have a literal present, found from the few
+        # literals present rather than by checking every pattern's candidates.
+        met: dict[int, set[int]] = {}
+        for lit in present:
+            for index, cand in _USERS[lit]:
+                met.setdefault(index, set()).add(cand)
+        self.open = {index for index, cands in met.items() if len(cands) == len(_CANDS[index])}
 
     def absent(self, index: int) -> bool:
         """True when pattern `index` is gated and one of its candidates is absent: no match."""
-        return bool(_CANDS[index]) and not all(any(i in self.present for i in ids) for ids in _IDS[index])
+        return index not in self.open and bool(_CANDS[index])
 
     def finditer(self, index: int, pattern: Any) -> Iterator[Any] | None:
         """`pattern.finditer(text)` for pattern `index`: no matches when one of its candidates is
@@ -75,14 +82,14 @@ class Gate:
 
 
 _CANDS: list[tuple[Candidate, ...]] = []
-_IDS: list[tuple[tuple[int, ...], ...]] = []
+_USERS: list[tuple[tuple[int, int], ...]] = []  # per literal id: (pattern, candidate) pairs it meets
 _DB: Any = None
 
 
 def _build(patterns: Sequence[Any]) -> None:
     """Derive every pattern's candidates and compile the database (built in locals, published
     at the end, so a thread that races here only builds the same thing twice)."""
-    global _CANDS, _IDS, _DB, _hs, ENABLED
+    global _CANDS, _USERS, _DB, _hs, ENABLED
     try:
         import hyperscan
     except ImportError:  # installed but broken: the plain way, as without the extra
@@ -98,12 +105,17 @@ def _build(patterns: Sequence[Any]) -> None:
         cands = () if sp.folded else next(derived)
         cands_of.append(cands)
         ids_of.append(tuple(tuple(literals.setdefault(lit, len(literals)) for lit in lits) for lits, _ in cands))
+    users: list[list[tuple[int, int]]] = [[] for _ in literals]
+    for index, ids in enumerate(ids_of):
+        for cand, lit_ids in enumerate(ids):
+            for lit in set(lit_ids):
+                users[lit].append((index, cand))
     db = None
     if literals:
         db = _hs.Database(mode=_hs.HS_MODE_BLOCK)
         db.compile(expressions=[_escape(lit) for lit in literals], ids=list(literals.values()),
                    elements=len(literals), flags=[_hs.HS_FLAG_SINGLEMATCH] * len(literals))
-    _IDS, _DB = ids_of, db
+    _USERS, _DB = [tuple(u) for u in users], db
     _CANDS = cands_of  # last: `gate` builds until this is set
 
 
