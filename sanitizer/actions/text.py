@@ -77,7 +77,7 @@ REDACT_SECRETS = Action(
     doc=Doc(
         what="Replaces credentials by `[REDACTED:<kind>:<fp>]` (`<fp>`: 4 hex digits of the secret's sha256, "
              "so two keys stay apart): private keys, provider tokens (OpenAI, Anthropic, GitHub, GitLab, Slack, "
-             "AWS, Stripe, Google and 40 more), Authorization headers, URL user:password, connection "
+             "AWS, Stripe, Google and 80 more), Authorization headers, URL user:password, connection "
              "strings, credential flags and NAME=value secrets; see Secret kinds",
         why="Credentials must never reach a second model or a log",
         loses="The secret values (their kind stays visible); also inside <key_info>",
