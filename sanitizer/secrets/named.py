@@ -51,6 +51,9 @@ KEY_BLOCKS: tuple[Kind, ...] = (
 
 _VALUE = NOT_REDACTED + r"(?![$%{<])"
 _SECRET40 = fake(B64, 40, 96)
+_B32 = "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567"
+# between an access key id and its secret: separators of a CSV, a table or a JSON string
+_AWS_SEP = r"(?:[ \t,;:|=]|\\++[tn]|\\*+[\"']){1,12}+"
 # a name ending in a secret word, then `=` or `:` (the two `credential` specs start alike)
 _SECRET_NAME_IS = (r"(?i)(?:password|passwd|pwd|secret|token|api[_-]?key|access[_-]?key|auth[_-]?key|private[_-]?key"
                    r"|secret[_-]?key|client[_-]?secret|[_-]key|[_-]pass|credentials?)(?:\\*+[\"'])?+\s*+[=:]\s*+")
@@ -80,11 +83,22 @@ _COOKIE_OBJECT = (
 
 NAMED: tuple[Kind, ...] = (
     Kind("aws-secret-key", "40 base64 chars after `aws_secret_access_key` / `SecretAccessKey` (any case, "
-                           "`=` or `:`, quoted or not)",
-         r"(?i)(?:(?<![a-z0-9\]])|(?<=\\[nrt]))(?:aws_?)?secret_?access_?key(?:\\*+[\"'])?+\s*+[=:]\s*+(?:\\*+[\"'])?+"
-         r"(?<value>" + NOT_REDACTED + r"[A-Za-z0-9/+=]{40}+)(?![A-Za-z0-9/+=\[])",
-         (named("aws_secret_access_key = {}", _SECRET40), named('{"SecretAccessKey": "{}"}', fake(B64, 40, 97))),
-         ("aws_secret_access_key = os.environ['AWS_SECRET']",), anchors=(("access", len("aws_secret_")),)),
+                           "`=` or `:`, quoted or not), or next to its access key id (the console's CSV, "
+                           "`aws sts … --output text`)",
+         (r"(?i)(?:(?<![a-z0-9\]])|(?<=\\[nrt]))(?:aws_?)?secret_?access_?key(?:\\*+[\"'])?+\s*+[=:]\s*+(?:\\*+[\"'])?+"
+          r"(?<value>" + NOT_REDACTED + r"[A-Za-z0-9/+=]{40}+)(?![A-Za-z0-9/+=\[])",
+          # the id was redacted first (a provider kind); the secret follows it, maybe after an expiry time
+          r"\[REDACTED:aws-access-key-id:[0-9a-f]{4}\]" + _AWS_SEP + r"(?:[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9:.]{8,15}+"
+          r"(?:Z|[+-][0-9:]{4,5}+)?+" + _AWS_SEP + r")?+(?<value>(?=[A-Z0-9/+]{0,39}+[a-z])"
+          r"(?=[a-z0-9/+]{0,39}+[A-Z])(?=[A-Za-z]{0,39}+[0-9/+])[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=\[])"),
+         (named("aws_secret_access_key = {}", _SECRET40), named('{"SecretAccessKey": "{}"}', fake(B64, 40, 97)),
+          named("Access key ID,Secret access key\nAK" + "IA" + fake(_B32, 16, 339) + ",{}\n", fake(B64, 40, 340)),
+          named("CREDENTIALS\tAS" + "IA" + fake(_B32, 16, 341) + "\t2026-12-05T13:04:11+00:00\t{}\tIQoJb3JpZ2luX2Vj",
+                fake(B64, 40, 342))),
+         ("aws_secret_access_key = os.environ['AWS_SECRET']",
+          "AKIAIOSFODNN7EXAMPLE,wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY (the documented pair)",
+          "[REDACTED:aws-access-key-id:89ee],src/components/navigation/HeaderMenuBar.tsx"),
+         anchors=(("access", len("aws_secret_")),)),
     Kind("azure-storage-key", "the value of `AccountKey=` / `SharedAccessKey=` in a connection string",
          r"(?<![A-Za-z])(?:AccountKey|SharedAccessKey)=(?<value>" + _VALUE + r"[A-Za-z0-9+/%]{20,}+={0,2})",
          (named("DefaultEndpointsProtocol=https;AccountName=acme;AccountKey={};EndpointSuffix=core.windows.net",
