@@ -16,6 +16,8 @@ AN = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
 HEX = "0123456789abcdef"
 B64 = AN + "+/"
 URLSAFE = AN + "_-"
+UPPER = "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"  # upper-case letters and digits
+B32 = "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567"  # RFC 4648 base32
 
 
 def fake(alphabet: str, n: int, seed: int) -> str:

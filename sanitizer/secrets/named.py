@@ -6,7 +6,7 @@
 
 from __future__ import annotations
 
-from sanitizer.secrets.kinds import AN, B64, HEX, NOT_REDACTED, URLSAFE, Example, Kind, fake, named
+from sanitizer.secrets.kinds import AN, B32, B64, HEX, NOT_REDACTED, URLSAFE, Example, Kind, fake, named
 
 _WS = r"(?:\s|\\++[nrt])"  # a line break may be a real one or a `\n` escape inside a JSON string
 _PEM_HEAD = r"-----BEGIN (?:[A-Z0-9]{1,12} ){0,4}PRIVATE KEY(?: BLOCK)?-----"
@@ -51,7 +51,6 @@ KEY_BLOCKS: tuple[Kind, ...] = (
 
 _VALUE = NOT_REDACTED + r"(?![$%{<])"
 _SECRET40 = fake(B64, 40, 96)
-_B32 = "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567"
 # between an access key id and its secret: separators of a CSV, a table or a JSON string
 _AWS_SEP = r"(?:[ \t,;:|=]|\\++[tn]|\\*+[\"']){1,12}+"
 # a name ending in a secret word, then `=` or `:` (the two `credential` specs start alike)
@@ -92,8 +91,8 @@ NAMED: tuple[Kind, ...] = (
           r"(?:Z|[+-][0-9:]{4,5}+)?+" + _AWS_SEP + r")?+(?<value>(?=[A-Z0-9/+]{0,39}+[a-z])"
           r"(?=[a-z0-9/+]{0,39}+[A-Z])(?=[A-Za-z]{0,39}+[0-9/+])[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=\[])"),
          (named("aws_secret_access_key = {}", _SECRET40), named('{"SecretAccessKey": "{}"}', fake(B64, 40, 97)),
-          named("Access key ID,Secret access key\nAK" + "IA" + fake(_B32, 16, 339) + ",{}\n", fake(B64, 40, 340)),
-          named("CREDENTIALS\tAS" + "IA" + fake(_B32, 16, 341) + "\t2026-12-05T13:04:11+00:00\t{}\tIQoJb3JpZ2luX2Vj",
+          named("Access key ID,Secret access key\nAK" + "IA" + fake(B32, 16, 339) + ",{}\n", fake(B64, 40, 340)),
+          named("CREDENTIALS\tAS" + "IA" + fake(B32, 16, 341) + "\t2026-12-05T13:04:11+00:00\t{}\tIQoJb3JpZ2luX2Vj",
                 fake(B64, 40, 342))),
          ("aws_secret_access_key = os.environ['AWS_SECRET']",
           "AKIAIOSFODNN7EXAMPLE,wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY (the documented pair)",

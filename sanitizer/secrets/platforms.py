@@ -7,9 +7,8 @@ Shapes follow the providers' documented formats and the public scanners' rules.
 
 from __future__ import annotations
 
-from sanitizer.secrets.kinds import AN, B64, HEX, URLSAFE, B, E, Kind, bare, fake, named
+from sanitizer.secrets.kinds import AN, B32, B64, HEX, UPPER, URLSAFE, B, E, Kind, bare, fake, named
 
-_UP = "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
 _B58 = "123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz"
 
 PLATFORMS: tuple[Kind, ...] = (
@@ -66,13 +65,13 @@ PLATFORMS: tuple[Kind, ...] = (
     Kind("apify-token", "`apify_api_` then 34-38 letters and digits", B + r"apify_api_[A-Za-z0-9]{34,38}" + E,
          (bare("apify" + "_api_" + fake(AN, 36, 335)),), ("apify_api_client",)),
     Kind("nuget-key", "`oy2` then 43 base32 chars", B + r"oy2[a-p][a-z2-7]{15}[aq][a-z2-7]{25}[aeimquy4]" + E,
-         (bare("oy2" + "o" + fake("abcdefghijklmnopqrstuvwxyz234567", 15, 336) + "a"
-               + fake("abcdefghijklmnopqrstuvwxyz234567", 25, 337) + "q"),), ("oy2aaaaaaaaaaaaaaaa",)),
+         (bare("oy2" + "o" + fake(B32.lower(), 15, 336) + "a"
+               + fake(B32.lower(), 25, 337) + "q"),), ("oy2aaaaaaaaaaaaaaaa",)),
     Kind("alibaba-key-id", "`LTAI` then 17-21 letters and digits (an AccessKey id)",
          B + r"LTAI(?=[A-Za-z]{0,20}+[0-9])[A-Za-z0-9]{17,21}" + E, (bare("LT" + "AI" + fake(AN, 20, 338)),),
          ("LTAIxxxxxxxxxxxxxxxxxxxx",)),
     Kind("dynatrace-token", "`dt0c01.` 24 chars `.` 64 chars", B + r"dt0c01\.[A-Za-z0-9]{24}\.[A-Za-z0-9]{64}" + E,
-         (bare("dt0" + "c01." + fake(_UP, 24, 344) + "." + fake(_UP, 64, 345)),), ("dt0c01.XXXXXXXX",)),
+         (bare("dt0" + "c01." + fake(UPPER, 24, 344) + "." + fake(UPPER, 64, 345)),), ("dt0c01.XXXXXXXX",)),
     Kind("harness-token", "`pat.` / `sat.` then three dot-separated parts (22, 24 and 20 chars)",
          tuple(B + p + r"\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9]{24}\.[A-Za-z0-9]{20}" + E for p in ("pat", "sat")),
          (bare("pa" + "t." + fake(URLSAFE, 22, 346) + "." + fake(HEX, 24, 347) + "." + fake(AN, 20, 348)),),

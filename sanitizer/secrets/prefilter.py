@@ -49,11 +49,10 @@ def _escape(literal: str) -> bytes:
 class Gate:
     """Which anchor literals one text holds, and so which patterns cannot match it."""
 
-    __slots__ = ("open", "present", "text")
+    __slots__ = ("open", "text")
 
     def __init__(self, text: str, present: set[int]) -> None:
         self.text = text
-        self.present = present
         # The gated patterns all of whose candidates have a literal present, found from the few
         # literals present rather than by checking every pattern's candidates.
         met: dict[int, set[int]] = {}

@@ -6,11 +6,10 @@ wider than the documented one where providers have changed lengths over time.
 
 from __future__ import annotations
 
-from sanitizer.secrets.kinds import AN, B64, HEX, URLSAFE, B, E, Kind, bare, fake, named
+from sanitizer.secrets.kinds import AN, B64, HEX, UPPER, URLSAFE, B, E, Kind, bare, fake, named
 from sanitizer.secrets.platforms import PLATFORMS
 
 _AGE = "QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L"
-_UP = "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
 
 PROVIDERS: tuple[Kind, ...] = (
     Kind("anthropic-key", "`sk-ant-` then 20+ letters, digits, `_`, `-`",
@@ -38,7 +37,7 @@ PROVIDERS: tuple[Kind, ...] = (
          ("xoxb-", "the xox prefix")),
     Kind("slack-webhook", "`hooks.slack.com/services/T…/B…/…` (the path after the host)",
          r"hooks\.slack\.com/(?:services|workflows|triggers)/(?<value>[A-Za-z0-9_/-]{20,}+)",
-         (named("https://hooks.slack.com/services/{}", "T" + fake(_UP, 10, 11) + "/B" + fake(_UP, 10, 12) + "/"
+         (named("https://hooks.slack.com/services/{}", "T" + fake(UPPER, 10, 11) + "/B" + fake(UPPER, 10, 12) + "/"
                 + fake(AN, 24, 13)),), ("https://hooks.slack.com/services/",)),
     Kind("discord-token", "bot token `M…`/`N…`/`O…` 24-26 chars `.` 6 `.` 27-40, or a webhook URL's token",
          (r"(?:(?<![A-Za-z0-9_.-])|(?<=\\[nrt]))[MNO](?=[A-Za-z_-]{0,30}+[0-9])[A-Za-z0-9_-]{23,25}\.[A-Za-z0-9_-]{6}\.[A-Za-z0-9_-]{27,40}"
@@ -125,7 +124,7 @@ PROVIDERS: tuple[Kind, ...] = (
          (bare(fake(AN, 14, 55) + ".atlas" + "v1." + fake(URLSAFE, 67, 56)),), ("app.atlasv1.short",),
          needs=(".atlasv1.",)),
     Kind("newrelic-key", "`NRAK-`, `NRJS-`, `NRII-`, `NRIQ-` then 19+ chars",
-         B + r"NR(?:AK|JS|II|IQ|AA)-[A-Za-z0-9-]{19,}+", (bare("NR" + "AK-" + fake(_UP, 27, 57)),), ("NRAK-",)),
+         B + r"NR(?:AK|JS|II|IQ|AA)-[A-Za-z0-9-]{19,}+", (bare("NR" + "AK-" + fake(UPPER, 27, 57)),), ("NRAK-",)),
     Kind("sentry-token", "`sntrys_eyJ…` org tokens, `sntryu_` + 64 hex user tokens",
          B + r"sntry(?:s_eyJ[A-Za-z0-9+/=_-]{60,}+|u_[a-f0-9]{64})",
          (bare("sntr" + "yu_" + fake(HEX, 64, 58)), bare("sntr" + "ys_eyJ" + fake(B64, 120, 59))), ("sntryu_short",)),
@@ -188,7 +187,7 @@ PROVIDERS: tuple[Kind, ...] = (
          (B + r"ops_eyJ[A-Za-z0-9+/=_-]{100,}+",
           B + r"A3-[A-Z0-9]{6}-(?:[A-Z0-9]{11}|[A-Z0-9]{6}-[A-Z0-9]{5})-[A-Z0-9]{5}-[A-Z0-9]{5}-[A-Z0-9]{5}" + E),
          (bare("op" + "s_eyJ" + fake(B64, 180, 136)),
-          bare("A" + "3-" + fake(_UP, 6, 137) + "-" + fake(_UP, 6, 138) + "-" + "-".join(fake(_UP, 5, 139 + i) for i in range(4)))),
+          bare("A" + "3-" + fake(UPPER, 6, 137) + "-" + fake(UPPER, 6, 138) + "-" + "-".join(fake(UPPER, 5, 139 + i) for i in range(4)))),
          ("ops_eyJ", "A3-SIZE-PAPER")),
     Kind("tailscale-key", "`tskey-auth-`, `tskey-api-`, `tskey-client-`… id `-` 20+ chars",
          B + r"tskey-(?:[a-z]++-)?+[A-Za-z0-9]{6,}+-[A-Za-z0-9]{20,}+", (bare("tsk" + "ey-auth-" + fake(AN, 12, 143) + "-"
@@ -225,7 +224,7 @@ PROVIDERS: tuple[Kind, ...] = (
     Kind("aws-access-key-id", "`AKIA`/`ASIA`/`ABIA`/`ACCA`/`A3T…` then 16 upper-case letters and digits "
                               "(not the `EXAMPLE` keys of the AWS docs)",
          tuple(r"(?<![A-Z0-9\]])" + p + r"[A-Z0-9]{16}(?![A-Z0-9\[])" for p in ("AKIA", "ASIA", "ABIA", "ACCA", "A3T[A-Z0-9]")),
-         (bare("AK" + "IA" + fake(_UP, 16, 83)),), ("AKIAIOSFODNN7EXAMPLE (the documented example)",)),
+         (bare("AK" + "IA" + fake(UPPER, 16, 83)),), ("AKIAIOSFODNN7EXAMPLE (the documented example)",)),
     Kind("jwt", "`eyJ…` header `.` `eyJ…` payload `.` signature (base64url)",
          B + r"eyJ[A-Za-z0-9_-]{8,}+\.eyJ[A-Za-z0-9_-]{8,}+\.[A-Za-z0-9_-]*+",
          (bare("ey" + "JhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJ" + fake(URLSAFE, 40, 84) + "." + fake(URLSAFE, 43, 85)),),
