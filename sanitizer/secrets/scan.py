@@ -18,6 +18,7 @@ All patterns are possessive or bounded: the cost is linear in the text length.
 
 from __future__ import annotations
 
+import bisect
 import hashlib
 from collections.abc import Iterator, Sequence
 
@@ -191,7 +192,8 @@ def redact(text: str, *, fast: bool = True) -> tuple[str, list[str]]:
     return text, removed
 
 
-def _redact_once(text: str, fast: bool) -> tuple[str, list[str], bool]:
+def _redact_once(text: str, fast: bool, starts: list[int] | None = None) -> tuple[str, list[str], bool]:
+    """One pass of every pattern; with `starts`, only the start of each value found is noted there."""
     removed: list[str] = []
     rescan = False
     low: str | None = None
@@ -235,6 +237,9 @@ def _redact_once(text: str, fast: bool) -> tuple[str, list[str], bool]:
             value = text[s:e]
             if _not_a_secret(sp, value):
                 continue
+            if starts is not None:
+                starts.append(s)
+                continue
             pieces += (text[pos:s], redaction(sp.kind, value))
             removed.append(value)
             pos = e
@@ -261,10 +266,10 @@ def redact_many(texts: Sequence[str]) -> list[tuple[str, list[str]]]:
     """`[redact(t) for t in texts]`, scanning batches of texts joined together.
 
     One scan per batch instead of one per text saves the per-call cost of every pattern on many
-    short texts.  The joined scan only tells which texts hold a secret; those are redacted again
-    one by one, so every result is exactly `redact(text)`.  ASCII texts are batched apart from the
-    others: one non-ASCII char makes a whole joined batch a wide string, on which lowering,
-    `str.find` and `regex` are slower.
+    short texts.  The joined scan only tells which texts hold a secret (it redacts nothing, so no
+    pattern rescans the batch after a find); those are redacted one by one, so every result is
+    exactly `redact(text)`.  ASCII texts are batched apart from the others: one non-ASCII char
+    makes a whole joined batch a wide string, on which lowering, `str.find` and `regex` are slower.
     """
     out: list[tuple[str, list[str]]] = [(t, []) for t in texts]
     narrow: list[int] = []
@@ -281,17 +286,14 @@ def _redact_batches(texts: Sequence[str], indices: Sequence[int], out: list[tupl
     start = 0
     while start < len(indices):
         end, size = start, 0
+        offsets: list[int] = []  # where each text starts in the joined batch
         while end < len(indices) and (end == start or size + len(texts[indices[end]]) <= BATCH_CHARS):
+            offsets.append(size)
             size += len(texts[indices[end]]) + len(_JOIN)
             end += 1
         batch = [texts[i] for i in indices[start:end]]
-        joined = _JOIN.join(batch)
-        new, removed = redact(joined)
-        if removed:
-            pieces = new.split(_JOIN)
-            if len(pieces) != len(batch) or joined.count(_JOIN) != len(batch) - 1:
-                pieces = [None] * len(batch)  # a text holds the separator itself: one by one
-            for i, text, piece in zip(indices[start:end], batch, pieces, strict=True):
-                if piece != text:
-                    out[i] = redact(text)
+        starts: list[int] = []
+        _redact_once(_JOIN.join(batch), True, starts)
+        for k in sorted({bisect.bisect_right(offsets, s) - 1 for s in starts}):
+            out[indices[start + k]] = redact(batch[k])
         start = end
