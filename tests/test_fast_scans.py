@@ -47,6 +47,28 @@ def test_anchored_secret_scan_equals_the_plain_scan_on_any_text(text: str) -> No
     assert secrets.redact(text) == secrets.redact(text, fast=False)
 
 
+# A Discord bot token (`M`, 23-25 chars, `.`, 6, `.`, 27-40) has no leading literal: it is tried
+# only where its first `.` can be.  Token-like texts of every length around each boundary.
+discord_like = st.builds(
+    lambda before, lead, body, mid, tail, after: f"{before}{lead}{body}.{mid}.{tail}{after}",
+    st.sampled_from(["", " ", "x", ".", "\\n", "-", "é", ".abcdef."]), st.sampled_from("MNOx"),
+    st.text("abXY019_-", min_size=22, max_size=26), st.text("aZ9_-", min_size=5, max_size=7),
+    st.text("aZ9_-", min_size=25, max_size=42), st.sampled_from(["", " ", "x", "[", ".abcdef.", "\u212a"]))
+
+
+@settings(max_examples=600, deadline=None)
+@given(st.lists(discord_like, min_size=1, max_size=4).map("".join))
+def test_a_pattern_no_literal_leads_finds_next_to_its_anchor_what_it_finds_everywhere(text: str) -> None:
+    assert secrets.redact(text) == secrets.redact(text, fast=False)
+
+
+def test_a_discord_token_among_many_dots_is_redacted_whole() -> None:
+    token = "MTk4NjIyNDgzNDcxOTI1MjQ4" + ".Cl2FMQ." + "ZnCjm1XVW7vRze4b7Cq4se7kKWs"
+    text = "v1.2.3 a.b.c.d " + token + " ...... x.abcdef.y"
+    new, removed = secrets.redact(text)
+    assert removed == [token] and token not in new and new.endswith(" ...... x.abcdef.y")
+
+
 PEM_BITS = ["-----BEGIN RSA PRIVATE KEY-----", "-----END RSA PRIVATE KEY-----", "MIIEowIBAAKCAQEAu1SU1LfVLPHC",
             "\\n", "\x00", "\n\x00\n", "Bearer abc123def456ghi789jkl", "eyJhbGciOiJIUzI1.eyJzdWIiOiIxMjM0.Sfl"]
 secret_texts = st.lists(st.sampled_from(SECRET_BITS + PEM_BITS), max_size=25).map("".join)
@@ -109,8 +131,11 @@ def test_anchored_secret_scan_equals_the_plain_scan_on_corpus(path: Path) -> Non
 
 
 def test_every_slow_pattern_is_anchored() -> None:
-    assert {sp.kind for sp in secrets.PATTERNS if sp.anchors} == {sp.kind for sp in secrets.PATTERNS if sp.folded} == {
-        "aws-secret-key", "auth-header", "query-credential", "credential", "cookie"}
+    folded = {"aws-secret-key", "auth-header", "query-credential", "credential", "cookie"}
+    assert {sp.kind for sp in secrets.PATTERNS if sp.folded} == folded
+    assert all(sp.anchors for sp in secrets.PATTERNS if sp.folded)
+    # and the case-sensitive pattern that no literal leads and that costs the most
+    assert {sp.kind for sp in secrets.PATTERNS if sp.anchors and not sp.folded} == {"discord-token"}
 
 
 # --- token bounds: the engine's "fewer tokens" check encodes only what they leave open ----------

@@ -47,12 +47,18 @@ def named(template: str, secret: str) -> Example:
     return Example(template.replace("{}", secret), secret)
 
 
+# (literal, reach): every match holds the literal (and what `scan._FOLLOWS` says follows it),
+# starting at most `reach` chars after the match start.
+Anchors = tuple[tuple[str, int], ...]
+
+
 @dataclass(frozen=True, slots=True)
 class Kind:
     """One kind of credential.
 
     `spec`: the regex, or alternatives tried one after the other (group `value`, when present
-    in the branch that matched, is the part replaced; the rest stays).
+    in the branch that matched, is the part replaced; the rest stays).  A case-sensitive
+    alternative that no literal leads may come as `(spec, anchors)`, tried only near them.
     `looks`: one line on what it looks like (the README's table).  `true`: texts holding such a
     credential; `false`: lookalikes that must stay as they are.  `needs`: literals of which the
     text must hold one for the pattern to run (a condition of the kind or a cheap skip).
@@ -62,12 +68,12 @@ class Kind:
 
     name: str
     looks: str
-    spec: str | tuple[str, ...]
+    spec: str | tuple[str | tuple[str, Anchors], ...]
     true: tuple[Example, ...]
     false: tuple[str, ...]
     needs: tuple[str, ...] = ()
     generic: bool = False
-    anchors: tuple[tuple[str, int], ...] = ()
+    anchors: Anchors = ()
 
 
 # left boundary for token-shaped secrets (a `\\n` escape in a JSON string counts as a line break)

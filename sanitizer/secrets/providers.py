@@ -40,8 +40,9 @@ PROVIDERS: tuple[Kind, ...] = (
          (named("https://hooks.slack.com/services/{}", "T" + fake(UPPER, 10, 11) + "/B" + fake(UPPER, 10, 12) + "/"
                 + fake(AN, 24, 13)),), ("https://hooks.slack.com/services/",)),
     Kind("discord-token", "bot token `M…`/`N…`/`O…` 24-26 chars `.` 6 `.` 27-40, or a webhook URL's token",
-         (r"(?:(?<![A-Za-z0-9_.-])|(?<=\\[nrt]))[MNO](?=[A-Za-z_-]{0,30}+[0-9])[A-Za-z0-9_-]{23,25}\.[A-Za-z0-9_-]{6}\.[A-Za-z0-9_-]{27,40}"
-          + E, r"discord(?:app)?\.com/api/webhooks/[0-9]{17,20}/(?<value>[A-Za-z0-9_-]{60,}+)"),
+         # No literal leads a bot token: it is tried only where its first `.` can be (24-26 chars in).
+         ((r"(?:(?<![A-Za-z0-9_.-])|(?<=\\[nrt]))[MNO](?=[A-Za-z_-]{0,30}+[0-9])[A-Za-z0-9_-]{23,25}\.[A-Za-z0-9_-]{6}\."
+           r"[A-Za-z0-9_-]{27,40}" + E, ((".", 26),)), r"discord(?:app)?\.com/api/webhooks/[0-9]{17,20}/(?<value>[A-Za-z0-9_-]{60,}+)"),
          (bare("MTI" + fake(AN, 21, 14) + "." + fake(URLSAFE, 6, 15) + "." + fake(URLSAFE, 38, 16)),
           named("https://discord.com/api/webhooks/123456789012345678/{}", fake(URLSAFE, 68, 17))),
          ("org.springframework.boot.autoconfigure.SpringBootApplication",)),

@@ -51,16 +51,15 @@ def redaction(kind: str, value: str) -> str:
     return f"[REDACTED:{kind}:{fingerprint(value)}]"
 
 
-# (literal, reach) for the case-ignoring patterns: every match holds one literal, at most `reach`
-# chars after the match start, followed by what `_FOLLOWS[literal]` matches (for the two name
-# alternations, the union over the names of both patterns, so one scan per literal serves both).
-# (A case-sensitive pattern needs none: `regex` finds its leading literal as fast as `str.find`.)
+# (literal, reach) for the case-ignoring patterns and the case-sensitive ones no literal leads:
+# every match holds one literal, at most `reach` chars after the match start, followed by what
+# `_FOLLOWS[literal]` matches (for the two name alternations, the union over the names of both
+# patterns, so one scan per literal serves both).
 _SEP = r"(?:\\*+[\"'])?+\s*+[=:]"
 _FOLLOWS = {"token": _SEP, "key": _SEP, "secret": _SEP, "passw": "(?:or)?d" + _SEP, "pass": _SEP, "pwd": _SEP,
             "sig": "(?:nature)?=", "credential": "s?" + _SEP, "access": "_?key", "authorization": _SEP,
-            "cookie": r"(?:\\*+[\"'])?+\s*+:"}
-# Run on `_ascii_lower(text)`, where case-sensitive lower-case literals find what `(?i)` finds in text.
-_FINDERS: dict[str, regex.Pattern[str]] = {}  # compiled on first use by `_finder`
+            "cookie": r"(?:\\*+[\"'])?+\s*+:", ".": r"(?=[a-z0-9_-]{6}\.)"}
+_FINDERS: dict[str, regex.Pattern[str]] = {}  # by `_finder`; run on `_ascii_lower(text)`, as `(?i)` would on text
 # The only non-ASCII characters that `(?i)` matches to an ASCII letter (`İ` → i, `ſ` → s, Kelvin
 # sign → k), which `_ascii_lower` leaves as they are: a text holding one is scanned the plain way.
 _FOLD_TRAPS = ("\u0130", "\u017f", "\u212a")
@@ -102,12 +101,14 @@ def _ascii_lower(text: str) -> str:
 
 
 def _patterns(kind: Kind) -> Iterator[SecretPattern]:
-    for spec in (kind.spec,) if isinstance(kind.spec, str) else kind.spec:
+    for entry in (kind.spec,) if isinstance(kind.spec, str) else kind.spec:
+        spec, anchors = (entry, ()) if isinstance(entry, str) else entry
         folded = spec.startswith("(?i)")
-        assert not folded or kind.anchors, f"{kind.name}: a case-ignoring pattern needs anchors"
-        assert all(lit in _FOLLOWS for lit, _ in kind.anchors), f"{kind.name}: an anchor without a finder"
-        yield SecretPattern(kind.name, spec, folded, kind.anchors if folded else (), kind.needs,
-                            kind.generic)
+        if folded:  # the kind's anchors
+            anchors = kind.anchors
+            assert anchors, f"{kind.name}: a case-ignoring pattern needs anchors"
+        assert all(lit in _FOLLOWS for lit, _ in anchors), f"{kind.name}: an anchor without a finder"
+        yield SecretPattern(kind.name, spec, folded, anchors, kind.needs, kind.generic)
 
 
 # One pattern per spec: a spec that starts with one literal is found as fast as `str.find`, an
@@ -203,7 +204,7 @@ def _redact_once(text: str, fast: bool, starts: list[int] | None = None) -> tupl
     gate = _prefilter.gate(text, PATTERNS) if fast and _prefilter.ENABLED else None
     for index, sp in enumerate(PATTERNS):
         use_low = False
-        if fast and sp.folded:
+        if fast and sp.anchors:
             if low is None:
                 low = _ascii_lower(text)
                 if len(low) != len(text) or (not text.isascii() and any(t in text for t in _FOLD_TRAPS)):
