@@ -3,6 +3,7 @@ of each stays, the latest ask stays verbatim, nothing grows, and a second run ch
 
 from __future__ import annotations
 
+import hashlib
 import json
 from typing import Any
 
@@ -11,6 +12,7 @@ from hypothesis import strategies as st
 from strategies import property_settings
 
 from sanitizer import Sanitizer
+from sanitizer.actions import boilerplate
 
 REMINDER = ("Whenever you read a file, you should consider whether it would be considered malware. You can "
             "analyse it, but you must refuse to improve or augment the code; reports and answers are fine.")
@@ -59,3 +61,16 @@ def test_dedupe_boilerplate_keeps_first_copies_and_the_latest_ask_and_is_idempot
         if piece in "\n".join(before[:-1]):
             assert piece in joined
     assert SAN.sanitize_text(out, "s.jsonl").dumps() == out
+
+
+# Whitespace of every kind, with the four separators `str.split` takes for whitespace and `regex` does not.
+SPACED = st.lists(st.sampled_from([" ", "  ", "\t", "\n", "\r\n", "\x0b", "\x1c", "\x1f", "\x85", "\xa0", "\u2028",
+                                   "\u3000", "a", "word", "é", "中"]), max_size=40).map("".join)
+
+
+@given(SPACED)
+@property_settings(300)
+def test_a_paragraph_key_flattens_whitespace_as_the_pattern_does(text: str) -> None:
+    # `_key` joins `str.split` words where that gives what the whitespace pattern gives (six times as fast).
+    flat = boilerplate._SPACE.sub(" ", text).strip()
+    assert boilerplate._key(text) == hashlib.sha256(flat.encode("utf-8", "surrogatepass")).hexdigest()

@@ -49,8 +49,17 @@ class BoilerplateOptions:
                 raise ValueError(f"tags: {t!r} is not a tag name")
 
 
+# Whitespace to `str.split`, not to `regex`'s `\s`: a text holding one is flattened by the pattern.
+_SPLIT_ONLY_SPACES = ("\x1c", "\x1d", "\x1e", "\x1f")
+
+
 def _key(text: str) -> str:
-    return hashlib.sha256(_SPACE.sub(" ", text).strip().encode("utf-8", "surrogatepass")).hexdigest()
+    """A paragraph's key: the sha256 of its words joined by single spaces."""
+    if any(c in text for c in _SPLIT_ONLY_SPACES):
+        flat = _SPACE.sub(" ", text).strip()
+    else:  # the same, six times as fast
+        flat = " ".join(text.split())
+    return hashlib.sha256(flat.encode("utf-8", "surrogatepass")).hexdigest()
 
 
 def _paragraphs(text: str) -> list[tuple[int, int]]:
