@@ -19,6 +19,7 @@ from hypothesis import strategies as st
 
 from sanitizer import Sanitizer
 from sanitizer.digest import outputs as tool_output
+from sanitizer.secrets import near
 from sanitizer.secrets import scan as secrets
 from sanitizer.textkit import evidence, spans
 from sanitizer.textkit.keywords import KeywordPattern, Scanner
@@ -26,7 +27,7 @@ from sanitizer.tokens.counter import get_encoding
 
 # Fragments that assemble into names, separators and values of every anchored pattern, plus
 # characters that case-fold into ASCII letters (Kelvin sign, long s), whitespace variants, and
-# non-ASCII characters whose UTF-16 bytes include 0x41-0x5A (which `_ascii_lower` changes).
+# non-ASCII characters whose UTF-16 bytes include 0x41-0x5A (which `near.ascii_lower` changes).
 SECRET_BITS = ["password", "PassWd", "pwd", "secret", "client_", "token", "refresh_", "api", "_", "-", "key",
                "KEY", "aws", "access", "sig", "nature", "x-amz-", "security-", "credential", "=", ":", " ", "\t", '"', "'",
                "?", "&", ";", "abc123", "Z9", "hunter22", "\n", "\u212a", "\u017f", "\u0130", "é", "AKIA", "PRIVATE KEY", "sk-", "://", "@", "Bearer ", "ghp_",
@@ -112,16 +113,16 @@ def test_ascii_lower_keeps_what_the_finders_see_for_every_character() -> None:
     space = regex.compile(r"\\s")
     letter = regex.compile(r"(?i)[a-z]")
     text = " ".join(map(chr, range(0x110000)))  # spaced: lone surrogates side by side would pair
-    low = secrets._ascii_lower(text)
+    low = near.ascii_lower(text)
     assert len(low) == len(text)
-    assert len(secrets._ascii_lower("\udbff\udc00")) == 1  # why `redact` checks the length
+    assert len(near.ascii_lower("\udbff\udc00")) == 1  # why `redact` checks the length
     for c, lc in zip(text[::2], low[::2], strict=True):
         if c.isascii():
             assert lc == c.lower()
         else:
             assert not lc.isascii(), hex(ord(c))
             assert bool(space.match(lc)) == bool(space.match(c)), hex(ord(c))
-            assert (letter.match(c) is not None) == (c in secrets._FOLD_TRAPS), hex(ord(c))
+            assert (letter.match(c) is not None) == (c in near.FOLD_TRAPS), hex(ord(c))
 
 
 @pytest.mark.parametrize("path", corpus_params("claude_code_jsonl", "codex_rollout", "anthropic_messages"))

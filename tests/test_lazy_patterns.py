@@ -99,8 +99,8 @@ def _fresh(code: str) -> str:
 
 def test_importing_the_package_compiles_no_credential_pattern() -> None:
     out = _fresh("import sanitizer, sanitizer.cli.command, sanitizer.cli.write\n"
-                 "from sanitizer.secrets import scan\n"
-                 "print(sum(sp.compiled for sp in scan.PATTERNS), len(scan._FINDERS))\n"
+                 "from sanitizer.secrets import near, scan\n"
+                 "print(sum(sp.compiled for sp in scan.PATTERNS), len(near.FINDERS))\n"
                  "scan.redact('nothing secret in here, just words and 42 numbers')\n"
                  "print(sum(sp.compiled for sp in scan.PATTERNS if sp.leads))\n"
                  "scan.redact('ghp_' + 'a1B2c3D4e5' * 4)\n"

@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 
 import sanitizer
 from sanitizer import cachedir
-from sanitizer.secrets import scan
+from sanitizer.secrets import near, scan
 from sanitizer.textkit import pattern_cache
 from sanitizer.textkit.lazy import LazyPattern
 
@@ -43,7 +43,7 @@ def _built_in_specs() -> list[tuple[str, int]]:
     """Every pattern the package's code compiles through the cache: the credential kinds, their
     finders, and each module's lazy patterns."""
     found = {(sp.spec, 0) for sp in scan.PATTERNS}
-    found |= {(regex.escape(lit) + follows, 0) for lit, follows in scan._FOLLOWS.items()}
+    found |= {(regex.escape(lit) + follows, 0) for lit, follows in near.FOLLOWS.items()}
     for info in pkgutil.walk_packages(sanitizer.__path__, "sanitizer."):
         if info.name.endswith("__main__") or info.name.startswith(("sanitizer.integrations", "sanitizer.engines")):
             continue  # `python -m` entry points, and the optional extras (they import their packages)

@@ -47,7 +47,7 @@ def named(template: str, secret: str) -> Example:
     return Example(template.replace("{}", secret), secret)
 
 
-# (literal, reach): every match holds the literal (and what `scan._FOLLOWS` says follows it),
+# (literal, reach): every match holds the literal (and what `near.FOLLOWS` says follows it),
 # starting at most `reach` chars after the match start.
 Anchors = tuple[tuple[str, int], ...]
 

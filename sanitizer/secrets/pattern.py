@@ -18,8 +18,8 @@ class SecretPattern:
 
     `pattern` is compiled from `spec` on first use: a run compiles only the patterns it needs.
     `anchors`: for a pattern that ignores case or that no literal leads (slow to scan: `regex`
-    tries it at every position), (literal, reach) pairs; every match holds a `scan._FINDERS[literal]` match that starts at most
-    `reach` chars after its own start, so the pattern is tried only there (`scan._anchored`).
+    tries it at every position), (literal, reach) pairs; every match holds a `near.FINDERS[literal]` match that starts at most
+    `reach` chars after its own start, so the pattern is tried only there (`near.anchored`).
     `needs`: the pattern runs only on a text holding one of these literals.  `generic`: a
     free-form value, which is no secret when it is a file path.  `leads`: literals every match
     holds (`leads.leads`, None when unknown): while the pattern is not compiled, a text holding

@@ -22,14 +22,12 @@ import bisect
 import hashlib
 from collections.abc import Iterator, Sequence
 
-import regex
-
+from sanitizer.secrets import near
 from sanitizer.secrets import prefilter as _prefilter
 from sanitizer.secrets.kinds import Example, Kind
 from sanitizer.secrets.named import KEY_BLOCKS, NAMED
 from sanitizer.secrets.pattern import SecretPattern, read_leads
 from sanitizer.secrets.providers import PROVIDERS
-from sanitizer.textkit import pattern_cache
 from sanitizer.textkit.lazy import lazy_pattern
 
 __all__ = ["KINDS", "PATTERNS", "REDACTED_RE", "Example", "Kind", "SecretPattern", "redact", "redact_many",
@@ -50,19 +48,6 @@ def redaction(kind: str, value: str) -> str:
     """The marker that replaces the secret `value` of kind `kind`: `[REDACTED:<kind>:<fp>]`."""
     return f"[REDACTED:{kind}:{fingerprint(value)}]"
 
-
-# (literal, reach) for the case-ignoring patterns and the case-sensitive ones no literal leads:
-# every match holds one literal, at most `reach` chars after the match start, followed by what
-# `_FOLLOWS[literal]` matches (for the two name alternations, the union over the names of both
-# patterns, so one scan per literal serves both).
-_SEP = r"(?:\\*+[\"'])?+\s*+[=:]"
-_FOLLOWS = {"token": _SEP, "key": _SEP, "secret": _SEP, "passw": "(?:or)?d" + _SEP, "pass": _SEP, "pwd": _SEP,
-            "sig": "(?:nature)?=", "credential": "s?" + _SEP, "access": "_?key", "authorization": _SEP,
-            "cookie": r"(?:\\*+[\"'])?+\s*+:", ".": r"(?=[a-z0-9_-]{6}\.)"}
-_FINDERS: dict[str, regex.Pattern[str]] = {}  # by `_finder`; run on `_ascii_lower(text)`, as `(?i)` would on text
-# The only non-ASCII characters that `(?i)` matches to an ASCII letter (`İ` → i, `ſ` → s, Kelvin
-# sign → k), which `_ascii_lower` leaves as they are: a text holding one is scanned the plain way.
-_FOLD_TRAPS = ("\u0130", "\u017f", "\u212a")
 
 # A value holding one of these is a placeholder or a masked value, not a secret.
 _PLACEHOLDER = lazy_pattern(r"xxxx|XXXX|\*\*\*|\.\.\.|…|<[^>]*+>|\$\{|\{\{"
@@ -85,21 +70,6 @@ def _not_a_secret(sp: SecretPattern, value: str) -> bool:
     return sp.generic and _PATH.fullmatch(value) is not None
 
 
-def _ascii_lower(text: str) -> str:
-    """`text` of the same length with A-Z lowered: what the finders scan.
-
-    On non-ASCII text, `bytes.lower` on UTF-16 is 5x as fast as `str.lower`.  It adds 0x20 to
-    every byte 0x41-0x5A.  A non-ASCII code unit it changes stays non-ASCII, never becomes
-    whitespace (no whitespace unit has a byte 0x61-0x7A) and keeps its surrogate half, and no
-    whitespace unit changes.  So an ASCII literal followed by `\\s` matches here exactly where
-    `(?i)` matches it in `text`, except at `_FOLD_TRAPS`.  Two lone surrogates that form a pair
-    would decode as one character: the caller checks the length.
-    """
-    if text.isascii():
-        return text.lower()
-    return text.encode("utf-16-le", "surrogatepass").lower().decode("utf-16-le", "surrogatepass")
-
-
 def _patterns(kind: Kind) -> Iterator[SecretPattern]:
     for entry in (kind.spec,) if isinstance(kind.spec, str) else kind.spec:
         spec, anchors = (entry, ()) if isinstance(entry, str) else entry
@@ -107,52 +77,13 @@ def _patterns(kind: Kind) -> Iterator[SecretPattern]:
         if folded:  # the kind's anchors
             anchors = kind.anchors
             assert anchors, f"{kind.name}: a case-ignoring pattern needs anchors"
-        assert all(lit in _FOLLOWS for lit, _ in anchors), f"{kind.name}: an anchor without a finder"
+        assert all(lit in near.FOLLOWS for lit, _ in anchors), f"{kind.name}: an anchor without a finder"
         yield SecretPattern(kind.name, spec, folded, anchors, kind.needs, kind.generic)
 
 
 # One pattern per spec: a spec that starts with one literal is found as fast as `str.find`, an
 # alternation of literals is tried at every position, so a kind's alternatives are split.
 PATTERNS: tuple[SecretPattern, ...] = tuple(sp for k in KINDS for sp in _patterns(k))
-
-
-def _anchored(sp: SecretPattern, text: str, low: str, hits: dict[str, list[int]]) -> Iterator[regex.Match[str]]:
-    """The matches `sp.pattern.finditer(text)` gives, found by trying the pattern next to anchors.
-
-    `low` is `_ascii_lower(text)`, of the same length, so its positions are positions in `text`; a
-    finder (literal + what follows it, all lower case) matches in `low` where `(?i)` would in
-    `text`.  `hits` caches each literal's finder positions for this text.
-    """
-    for lit, _ in sp.anchors:
-        if lit not in hits:
-            # Until its finder is compiled, a literal the text lacks costs one `str` scan, no compile.
-            hits[lit] = [m.start() for m in _finder(lit).finditer(low)] if lit in _FINDERS or lit in low else []
-    windows = sorted((i - reach, i) for lit, reach in sp.anchors for i in hits[lit])
-    if windows:  # else no match, and the pattern need not be compiled
-        yield from _matches_in_windows(sp.pattern, text, windows)
-
-
-def _matches_in_windows(pattern: regex.Pattern[str], text: str,
-                        windows: list[tuple[int, int]]) -> Iterator[regex.Match[str]]:
-    """The matches `pattern.finditer(text)` gives, when every match starts in one of the sorted
-    `windows` (lo, hi): the pattern is tried only there."""
-    pos = 0  # the end of the last match, or the next untried start
-    for lo, hi in windows:
-        for s in range(max(lo, pos, 0), hi + 1):
-            m = pattern.match(text, s)
-            if m is not None:
-                yield m
-                pos = m.end()
-                break
-        else:
-            pos = max(pos, hi + 1)
-
-
-def _finder(lit: str) -> regex.Pattern[str]:
-    finder = _FINDERS.get(lit)
-    if finder is None:
-        finder = _FINDERS[lit] = pattern_cache.compile(regex.escape(lit) + _FOLLOWS[lit])
-    return finder
 
 
 # `str.find` on UCS-2 text runs at about 1 GB/s, slower than `regex` scanning for a literal: the
@@ -206,8 +137,8 @@ def _redact_once(text: str, fast: bool, starts: list[int] | None = None) -> tupl
         use_low = False
         if fast and sp.anchors:
             if low is None:
-                low = _ascii_lower(text)
-                if len(low) != len(text) or (not text.isascii() and any(t in text for t in _FOLD_TRAPS)):
+                low = near.ascii_lower(text)
+                if len(low) != len(text) or (not text.isascii() and any(t in text for t in near.FOLD_TRAPS)):
                     fast = False
             use_low = fast
         if sp.needs and not any(n in text for n in sp.needs):
@@ -220,7 +151,7 @@ def _redact_once(text: str, fast: bool, starts: list[int] | None = None) -> tupl
         if found is None:
             if gated and sp._compiled is None and _lacks_leads(sp, text):
                 continue  # likewise, from the leads
-            found = _anchored(sp, text, low, hits) if use_low else sp.pattern.finditer(text)  # type: ignore[arg-type]
+            found = near.anchored(sp, text, low, hits) if use_low else sp.pattern.finditer(text)  # type: ignore[arg-type]
         pieces: list[str] = []
         pos = 0
         has_value: bool | None = None
