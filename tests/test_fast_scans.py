@@ -86,6 +86,22 @@ def test_batched_redaction_equals_one_by_one(texts: list[str], batch: int) -> No
         secrets.BATCH_CHARS = old
 
 
+def test_a_text_met_again_is_scanned_once_and_gets_a_list_of_its_own(monkeypatch: pytest.MonkeyPatch) -> None:
+    # The same session id or folder on every record: scanned once, each result its own copy.
+    texts = ["token=abc123def456", "plain words", "token=abc123def456", "é password: hunter22x", "é password: hunter22x"]
+    batched: list[int] = []
+    one_batch = secrets._redact_batches
+
+    def spy(texts: list[str], indices: list[int], out: list[tuple[str, list[str]]]) -> None:
+        batched.extend(indices)
+        one_batch(texts, indices, out)
+
+    monkeypatch.setattr(secrets, "_redact_batches", spy)
+    got = secrets.redact_many(texts)
+    assert got == [secrets.redact(t) for t in texts] and sorted(batched) == [0, 1, 3]
+    assert got[2][1] == got[0][1] and got[2][1] is not got[0][1]
+
+
 def test_ascii_and_wide_texts_are_batched_apart_in_their_order(monkeypatch: pytest.MonkeyPatch) -> None:
     # One non-ASCII char makes a joined batch a wide string (slower to lower, find and scan), so
     # ASCII texts are joined apart from the others; every result still lands at its own index.

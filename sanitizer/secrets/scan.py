@@ -204,12 +204,20 @@ def redact_many(texts: Sequence[str]) -> list[tuple[str, list[str]]]:
     makes a whole joined batch a wide string, on which lowering, `str.find` and `regex` are slower.
     """
     out: list[tuple[str, list[str]]] = [(t, []) for t in texts]
+    first: dict[str, int] = {}  # a text met again (a session id, a folder on every record) is scanned once
+    again: list[tuple[int, int]] = []
     narrow: list[int] = []
     wide: list[int] = []
     for i, t in enumerate(texts):
-        (narrow if t.isascii() else wide).append(i)
+        j = first.setdefault(t, i)
+        if j != i:
+            again.append((i, j))
+        else:
+            (narrow if t.isascii() else wide).append(i)
     for group in (narrow, wide):
         _redact_batches(texts, group, out)
+    for i, j in again:
+        out[i] = (out[j][0], list(out[j][1]))
     return out
 
 
