@@ -22,10 +22,10 @@ B32 = "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567"  # RFC 4648 base32
 
 def fake(alphabet: str, n: int, seed: int) -> str:
     """`n` characters of `alphabet`, always the same for the same seed: a made-up secret body."""
-    out, x = [], seed * 2654435761 + 12345
-    for _ in range(n):
-        x = (x * 6364136223846793005 + 1442695040888963407) % 2**64
-        out.append(alphabet[(x >> 33) % len(alphabet)])
+    out, x, size = [], seed * 2654435761 + 12345, len(alphabet)
+    for _ in range(n):  # `& (2**64 - 1)` is `% 2**64` on these non-negative ints, a third faster
+        x = (x * 6364136223846793005 + 1442695040888963407) & 0xFFFFFFFFFFFFFFFF
+        out.append(alphabet[(x >> 33) % size])
     return "".join(out)
 
 
