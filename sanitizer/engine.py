@@ -13,6 +13,7 @@ import dataclasses
 import fnmatch
 import hashlib
 import json
+from collections.abc import Collection
 from typing import Any
 
 from sanitizer.actions.base import Change, Context
@@ -51,7 +52,8 @@ class Engine:
 
         return compute(view, self.config.keep_recent, self.config.tail_tokens, count)
 
-    def run(self, view: View, stats: dict[str, RuleStats], cuts: list[Cut]) -> Scopes:
+    def run(self, view: View, stats: dict[str, RuleStats], cuts: list[Cut], clean: Collection[str] = ()) -> Scopes:
+        """Run the active rules on `view` (`clean`: texts known to hold no credential)."""
         scopes = self.scopes(view)
         for part in view.parts:
             if part.original is None:
@@ -62,6 +64,7 @@ class Engine:
         # The redaction rule's name while one is active: linked copies are redacted under it.
         ctx.cache["redacting"] = next((r.name for r in self.config.active if r.action.redacts), None)
         ctx.cache["redacted_parts"] = set()
+        ctx.cache["clean_texts"] = clean
         pairs = Pairs(view)
         ctx.calls, ctx.results = pairs.first_calls(), pairs.results
         for rule in self.config.active:

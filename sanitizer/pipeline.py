@@ -156,13 +156,15 @@ class Sanitizer:
         cuts: list[Cut] = []
         redacting = self.config.redaction_rule
         found = redaction.guard_document(doc, views) if redacting else []
+        # Many conversations: their texts are cleared in one scan, not in one scan per conversation.
+        clean = redaction.clean_texts(views) if redacting and self.config.active and len(views) > 1 else set()
         recoverable: list[recover.RecoverableCut] = []
         # With cut ids, every cut is made knowing what its id will cost (`textkit.markers`).
         with ids_of_width(recover.id_width(views) if self.cut_ids else 0):
             for view in views:
                 if self.config.active:
                     start = len(cuts)
-                    self.engine.run(view, stats, cuts)
+                    self.engine.run(view, stats, cuts, clean)
                     if self.cut_ids:  # before the write: the ids reach the copy, the transcript, the counts
                         recoverable += recover.assign(view, cuts[start:], len(recoverable), redacting,
                                                       self.config.protected_tags)

@@ -9,6 +9,8 @@ No timing here: speed is measured by `bench/run.py`.
 
 from __future__ import annotations
 
+import json
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -19,7 +21,7 @@ from hypothesis import strategies as st
 
 from sanitizer import Sanitizer
 from sanitizer.digest import outputs as tool_output
-from sanitizer.secrets import near
+from sanitizer.secrets import contract, near
 from sanitizer.secrets import scan as secrets
 from sanitizer.textkit import evidence, spans
 from sanitizer.textkit.keywords import KeywordPattern, Scanner
@@ -90,16 +92,57 @@ def test_a_text_met_again_is_scanned_once_and_gets_a_list_of_its_own(monkeypatch
     # The same session id or folder on every record: scanned once, each result its own copy.
     texts = ["token=abc123def456", "plain words", "token=abc123def456", "é password: hunter22x", "é password: hunter22x"]
     batched: list[int] = []
-    one_batch = secrets._redact_batches
+    holding = secrets._holding
 
-    def spy(texts: list[str], indices: list[int], out: list[tuple[str, list[str]]]) -> None:
+    def spy(texts: list[str], indices: list[int]) -> Iterator[int]:
         batched.extend(indices)
-        one_batch(texts, indices, out)
+        return holding(texts, indices)
 
-    monkeypatch.setattr(secrets, "_redact_batches", spy)
+    monkeypatch.setattr(secrets, "_holding", spy)
     got = secrets.redact_many(texts)
     assert got == [secrets.redact(t) for t in texts] and sorted(batched) == [0, 1, 3]
     assert got[2][1] == got[0][1] and got[2][1] is not got[0][1]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(secret_texts, max_size=8), st.integers(min_value=1, max_value=200))
+def test_the_texts_cleared_at_once_are_those_redact_leaves_and_skipping_them_changes_nothing(
+        texts: list[str], batch: int) -> None:
+    old = secrets.BATCH_CHARS
+    secrets.BATCH_CHARS = batch
+    try:
+        clean = secrets.clean_of(texts)
+        assert clean == {t for t in texts if not secrets.redact(t)[1]}
+        assert secrets.redact_many(texts, clean) == [secrets.redact(t) for t in texts]
+    finally:
+        secrets.BATCH_CHARS = old
+
+
+def _conversations(path: Path | str) -> list:
+    """Many short conversations with credentials in some: a dataset file of the corpus, or made here."""
+    if isinstance(path, Path):
+        return json.loads(path.read_text(encoding="utf-8"))
+    said = ["token=abc123def456ghi", "nothing here", "Bearer abc123def456ghi789jkl", "password: hunter22x"]
+    return [{"messages": [{"role": "user", "content": f"ask {i}: {said[i % 4]}"},
+                          {"role": "assistant", "content": f"answer {i} {said[(i + 1) % 4]}"}]} for i in range(40)]
+
+
+# The corpus's one file of many conversations (200 airline dialogues), beside a made-up one.
+DATASETS = ["made", *(p for p in corpus_params("openai_chat") if p.values[0] is None or "taubench" in p.values[0].name)]
+
+
+@pytest.mark.parametrize("path", DATASETS)
+def test_many_conversations_cleared_at_once_give_what_each_scanned_alone_gives(
+        path: Path | str, monkeypatch: pytest.MonkeyPatch) -> None:
+    data = _conversations(path)
+    at_once = Sanitizer(count_tokens=False).sanitize(data)
+    monkeypatch.setattr(contract, "clean_texts", lambda views: set())
+    alone = Sanitizer(count_tokens=False).sanitize(data)
+    first, second = at_once.report.to_dict(), alone.report.to_dict()
+    first["totals"].pop("seconds"), second["totals"].pop("seconds")
+    assert at_once.output == alone.output and first == second
+    if path == "made":  # some of its conversations hold credentials (the airline dialogues hold none)
+        assert any(r["rule"] == "redact-secrets" and r["hits"] >= 40 for r in first["rules"])
 
 
 def test_ascii_and_wide_texts_are_batched_apart_in_their_order(monkeypatch: pytest.MonkeyPatch) -> None:

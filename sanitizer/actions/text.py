@@ -60,7 +60,8 @@ def redact_secrets(parts: list[Part], opts: RedactSecretsOptions, ctx: Context) 
     for i, done in zip(tools, redact_json_texts([parts[i].text for i in tools]), strict=True):
         results[i] = done
     rest = [i for i, r in enumerate(results) if r is None]
-    for i, done in zip(rest, _secrets.redact_many([parts[i].text for i in rest]), strict=True):
+    clean = ctx.cache.get("clean_texts", ())  # cleared for the whole document at once (`clean_texts`)
+    for i, done in zip(rest, _secrets.redact_many([parts[i].text for i in rest], clean), strict=True):
         results[i] = done
     for i, (part, (new, removed)) in enumerate(zip(parts, results, strict=True)):
         if removed and new != part.text:

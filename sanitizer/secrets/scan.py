@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import bisect
 import hashlib
-from collections.abc import Iterator, Sequence
+from collections.abc import Collection, Iterable, Iterator, Sequence
 
 from sanitizer.secrets import near
 from sanitizer.secrets import prefilter as _prefilter
@@ -194,46 +194,58 @@ _JOIN = "\n\x00\n"
 BATCH_CHARS = 1024 * 1024
 
 
-def redact_many(texts: Sequence[str]) -> list[tuple[str, list[str]]]:
+def redact_many(texts: Sequence[str], clean: Collection[str] = ()) -> list[tuple[str, list[str]]]:
     """`[redact(t) for t in texts]`, scanning batches of texts joined together.
 
     One scan per batch instead of one per text saves the per-call cost of every pattern on many
     short texts.  The joined scan only tells which texts hold a secret (it redacts nothing, so no
     pattern rescans the batch after a find); those are redacted one by one, so every result is
-    exactly `redact(text)`.  ASCII texts are batched apart from the others: one non-ASCII char
-    makes a whole joined batch a wide string, on which lowering, `str.find` and `regex` are slower.
+    exactly `redact(text)`.  A text in `clean` (from `clean_of`) is known to hold none.
     """
     out: list[tuple[str, list[str]]] = [(t, []) for t in texts]
     first: dict[str, int] = {}  # a text met again (a session id, a folder on every record) is scanned once
     again: list[tuple[int, int]] = []
-    narrow: list[int] = []
-    wide: list[int] = []
+    todo: list[int] = []
     for i, t in enumerate(texts):
         j = first.setdefault(t, i)
         if j != i:
             again.append((i, j))
-        else:
-            (narrow if t.isascii() else wide).append(i)
-    for group in (narrow, wide):
-        _redact_batches(texts, group, out)
+        elif t not in clean:
+            todo.append(i)
+    for i in _holding(texts, todo):
+        out[i] = redact(texts[i])
     for i, j in again:
         out[i] = (out[j][0], list(out[j][1]))
     return out
 
 
-def _redact_batches(texts: Sequence[str], indices: Sequence[int], out: list[tuple[str, list[str]]]) -> None:
-    """Redact `texts[i]` for `i` in `indices` into `out[i]`, a batch of up to `BATCH_CHARS` at a time."""
-    start = 0
-    while start < len(indices):
-        end, size = start, 0
-        offsets: list[int] = []  # where each text starts in the joined batch
-        while end < len(indices) and (end == start or size + len(texts[indices[end]]) <= BATCH_CHARS):
-            offsets.append(size)
-            size += len(texts[indices[end]]) + len(_JOIN)
-            end += 1
-        batch = [texts[i] for i in indices[start:end]]
-        starts: list[int] = []
-        _redact_once(_JOIN.join(batch), True, starts)
-        for k in sorted({bisect.bisect_right(offsets, s) - 1 for s in starts}):
-            out[indices[start + k]] = redact(batch[k])
-        start = end
+def clean_of(texts: Iterable[str]) -> set[str]:
+    """The texts among `texts` that hold no credential (`redact` leaves them as they are), found
+    in the same batches as `redact_many`: scanned once for many calls that will each ask."""
+    unique = list(dict.fromkeys(texts))
+    holding = set(_holding(unique, range(len(unique))))
+    return {t for i, t in enumerate(unique) if i not in holding}
+
+
+def _holding(texts: Sequence[str], indices: Sequence[int]) -> Iterator[int]:
+    """The indices among `indices` whose text holds a credential, from scans of joined batches.
+
+    ASCII texts are batched apart from the others: one non-ASCII char makes a whole joined batch
+    a wide string, on which lowering, `str.find` and `regex` are slower.
+    """
+    narrow = [i for i in indices if texts[i].isascii()]
+    wide = [i for i in indices if not texts[i].isascii()]
+    for group in (narrow, wide):
+        start = 0
+        while start < len(group):
+            end, size = start, 0
+            offsets: list[int] = []  # where each text starts in the joined batch
+            while end < len(group) and (end == start or size + len(texts[group[end]]) <= BATCH_CHARS):
+                offsets.append(size)
+                size += len(texts[group[end]]) + len(_JOIN)
+                end += 1
+            starts: list[int] = []
+            _redact_once(_JOIN.join(texts[i] for i in group[start:end]), True, starts)
+            for k in sorted({bisect.bisect_right(offsets, s) - 1 for s in starts}):
+                yield group[start + k]
+            start = end
