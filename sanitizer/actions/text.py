@@ -16,7 +16,7 @@ from sanitizer.actions.base import Action, Change, Context, Doc
 from sanitizer.actions.tagged import protected_tags
 from sanitizer.model import Part
 from sanitizer.secrets import scan as _secrets
-from sanitizer.secrets.walk import redact_json_texts
+from sanitizer.secrets.walk import redact_json_texts, scanned_decoded
 from sanitizer.textkit import spans as _spans
 from sanitizer.textkit import tags as _tags
 from sanitizer.textkit.images import image_placeholder_text, label_of
@@ -55,7 +55,7 @@ class RedactSecretsOptions:
 def redact_secrets(parts: list[Part], opts: RedactSecretsOptions, ctx: Context) -> dict[int, Change]:
     out: dict[int, Change] = {}
     # A JSON tool text with escapes is scanned decoded (an escape can hide a value), the rest as text.
-    tools = [i for i, p in enumerate(parts) if p.kind in ("tool_call", "tool_result") and "\\" in p.text]
+    tools = [i for i, p in enumerate(parts) if scanned_decoded(p.kind, p.text)]
     results: list[tuple[str, list[str]] | None] = [None] * len(parts)
     for i, done in zip(tools, redact_json_texts([parts[i].text for i in tools]), strict=True):
         results[i] = done

@@ -21,7 +21,7 @@ from typing import Any
 from sanitizer.cuts.ids import RecoverableCut
 from sanitizer.errors import InputError
 from sanitizer.secrets.scan import redact_many
-from sanitizer.secrets.walk import redact_json_texts
+from sanitizer.secrets.walk import redact_json_texts, scanned_decoded
 
 
 def to_bytes(text: str) -> bytes:
@@ -51,7 +51,7 @@ def redacted_texts(cuts: Sequence[RecoverableCut]) -> list[str]:
     holding an escape is scanned decoded, the rest as text; all in one batch)."""
     texts = [c.original for c in cuts]
     out: list[str | None] = [None] * len(texts)
-    tools = [i for i, c in enumerate(cuts) if c.kind in ("tool_call", "tool_result") and "\\" in c.original]
+    tools = [i for i, c in enumerate(cuts) if scanned_decoded(c.kind, c.original)]
     for i, done in zip(tools, redact_json_texts([texts[i] for i in tools]), strict=True):
         if done is not None:
             out[i] = done[0]

@@ -22,7 +22,7 @@ from sanitizer.model import Damaged, Document, Path, Problem, View, get_at
 from sanitizer.report import Cut, RuleStats
 from sanitizer.secrets import scan as _secrets
 from sanitizer.secrets.raw import duplicates, redact_damaged, strings
-from sanitizer.secrets.walk import Walk, apply, redact_json_text, redact_json_texts
+from sanitizer.secrets.walk import Walk, apply, redact_json_text, redact_json_texts, scanned_decoded
 
 _TEXT_KINDS = ("text", "thinking", "tool_result", "tool_call")
 
@@ -135,7 +135,7 @@ def clean_texts(views: Sequence[View]) -> set[str]:
     time; given this set (`redact_many(..., clean)`), it scans only the texts not cleared here.
     """
     return _secrets.clean_of(p.text for view in views for p in view.parts
-                             if not (p.kind in ("tool_call", "tool_result") and "\\" in p.text))
+                             if not scanned_decoded(p.kind, p.text))
 
 
 def guard_document(doc: Document, views: Sequence[View]) -> list[Found]:

@@ -233,8 +233,10 @@ def _holding(texts: Sequence[str], indices: Sequence[int]) -> Iterator[int]:
     ASCII texts are batched apart from the others: one non-ASCII char makes a whole joined batch
     a wide string, on which lowering, `str.find` and `regex` are slower.
     """
-    narrow = [i for i in indices if texts[i].isascii()]
-    wide = [i for i in indices if not texts[i].isascii()]
+    narrow: list[int] = []
+    wide: list[int] = []
+    for i in indices:
+        (narrow if texts[i].isascii() else wide).append(i)
     for group in (narrow, wide):
         start = 0
         while start < len(group):

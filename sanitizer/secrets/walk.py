@@ -143,6 +143,12 @@ def _apply_chunk(chunk: list[tuple[int, Any, Any, str, str | None]],
         yield index, container, key, old, new, removed
 
 
+def scanned_decoded(kind: str, text: str) -> bool:
+    """True for a part text the redaction reads decoded (`redact_json_texts`): a tool call's
+    arguments or a tool result holding an escape.  Every other text is scanned as it is."""
+    return kind in ("tool_call", "tool_result") and "\\" in text
+
+
 def redact_json_texts(texts: Sequence[str]) -> list[tuple[str, list[str]] | None]:
     """For each JSON text (tool arguments, a JSON tool output) holding an escape: the text with the
     credentials of its decoded strings redacted, and the removed values; None for any other text
