@@ -91,6 +91,20 @@ def test_skipping_by_leads_changes_nothing(pieces: list[str]) -> None:
                                                                secrets.redact(text + "\n" + text, fast=False)]
 
 
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(FRAGMENTS), min_size=1, max_size=30))
+def test_a_short_text_skips_only_patterns_that_cannot_match_it(pieces: list[str]) -> None:
+    """A short text runs only the patterns its leads allow (`_may_match`), compiled or not: every
+    pattern left out finds nothing in it."""
+    text = "".join(pieces)
+    can = secrets._may_match(text)
+    left_out = [sp for i, sp in enumerate(secrets.PATTERNS) if i not in can]
+    assert left_out, "every pattern can match: the check skipped nothing"
+    for sp in left_out:
+        assert sp.pattern.search(text) is None, (sp.kind, text)
+    assert secrets.redact(text) == secrets.redact(text, fast=False)
+
+
 def _fresh(code: str) -> str:
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=True,
                           env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin", "SANITIZER_PLAIN": "1"})
