@@ -5,7 +5,7 @@ from __future__ import annotations
 import gc
 import time
 from collections import Counter
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Collection, Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, TypeVar
@@ -82,15 +82,16 @@ class Sanitizer:
         return self.sanitize_text(path.read_bytes().decode("utf-8", errors="surrogateescape"), str(path))
 
     def run(self, doc: Document, *, defer_tokens: bool = False, format: str | None = None,
-            budget: int | None = None, repair: str = "report") -> Result:
+            budget: int | None = None, repair: str = "report", clean: Collection[str] = ()) -> Result:
         """Apply the rules to a loaded document (edited in place; see `process`).
 
         With `defer_tokens`, the report's token figures are left to the caller: `result.tally`
         holds the texts to count, and `token_report.settle` counts many results' texts at once.
-        `format` reads the document in that format for this run only (a dataset line).
+        `format` reads the document in that format for this run only (a dataset line).  `clean`:
+        texts known to hold no credential (`redaction.clean_strings` of many lines at once).
         """
         return self.process(doc, doc.source, defer_tokens=defer_tokens, format=format, budget=budget,
-                            repair=repair)
+                            repair=repair, clean=clean)
 
     def fit(self, obj: Any, max_tokens: int, *, repair: str = "report") -> Result:
         """A copy of `obj` (never mutated) that fits `max_tokens` where the protected set allows."""
@@ -99,7 +100,7 @@ class Sanitizer:
     def process(self, content: str | Any, source: str, *, loaded: bool = True, mode: str = "copy",
                 budget: int | None = None, repair: str = "report", defer_tokens: bool = False,
                 format: str | None = None, accept: Callable[[Document], None] | None = None,
-                then: Callable[[Result], T] | None = None) -> T | Result:
+                then: Callable[[Result], T] | None = None, clean: Collection[str] = ()) -> T | Result:
         """The one loop from input to result, for every entry point and every mode.
 
         `content`: a loaded `Document` (edited in place), JSON/JSONL text, or (`loaded=False`, or
@@ -122,7 +123,7 @@ class Sanitizer:
             del content  # the caller's text is not needed once parsed (freed if the caller keeps none)
             if accept is not None:
                 accept(doc)
-            result = self._run(doc, mode, budget, repair, defer_tokens, format)
+            result = self._run(doc, mode, budget, repair, defer_tokens, format, clean)
             del doc
             out = result if then is None else then(result)
             # Freed while the collector is paused: otherwise its first pass after the pause walks
@@ -131,7 +132,7 @@ class Sanitizer:
         return out
 
     def _run(self, doc: Document, mode: str, budget: int | None, repair: str, defer_tokens: bool,
-             format: str | None) -> Result:
+             format: str | None, clean: Collection[str] = ()) -> Result:
         started = time.perf_counter()
         adapter = formats.by_name(format) if format else self.adapter_for(doc)
         views = list(adapter.views(doc))
@@ -155,9 +156,10 @@ class Sanitizer:
         stats: dict[str, RuleStats] = {}
         cuts: list[Cut] = []
         redacting = self.config.redaction_rule
-        found = redaction.guard_document(doc, views) if redacting else []
+        found = redaction.guard_document(doc, views, clean) if redacting else []
         # Many conversations: their texts are cleared in one scan, not in one scan per conversation.
-        clean = redaction.clean_texts(views) if redacting and self.config.active and len(views) > 1 else set()
+        if redacting and self.config.active and len(views) > 1 and not clean:
+            clean = redaction.clean_texts(views)
         recoverable: list[recover.RecoverableCut] = []
         # With cut ids, every cut is made knowing what its id will cost (`textkit.markers`).
         with ids_of_width(recover.id_width(views) if self.cut_ids else 0):

@@ -9,8 +9,9 @@ No timing here: speed is measured by `bench/run.py`.
 
 from __future__ import annotations
 
+import io
 import json
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 import pytest
@@ -21,6 +22,9 @@ from hypothesis import strategies as st
 
 from sanitizer import Sanitizer
 from sanitizer.digest import outputs as tool_output
+from sanitizer.model import Document
+from sanitizer.run import dataset as stream
+from sanitizer.run import lines as stream_lines
 from sanitizer.secrets import contract, near
 from sanitizer.secrets import scan as secrets
 from sanitizer.textkit import evidence, spans
@@ -143,6 +147,54 @@ def test_many_conversations_cleared_at_once_give_what_each_scanned_alone_gives(
     assert at_once.output == alone.output and first == second
     if path == "made":  # some of its conversations hold credentials (the airline dialogues hold none)
         assert any(r["rule"] == "redact-secrets" and r["hits"] >= 40 for r in first["rules"])
+
+
+def _dataset_lines(tmp_path: Path) -> Path:
+    """A dataset JSONL whose lines hold credentials in parts, in tool arguments and in metadata."""
+    rows = []
+    for i, conv in enumerate(_conversations("made")):
+        conv["metadata"] = {"api_key": f"k{i:03d}x9Qz7Lm2Np4Rt6Vw8Yb1", "note": f"run {i} with token=abc{i:03d}def456ghi",
+                            "trace": f"trace {i} of a plain run, long enough to be scanned"}
+        conv["messages"].append({"role": "assistant", "content": None, "tool_calls": [
+            {"id": f"c{i}", "type": "function",
+             "function": {"name": "login", "arguments": json.dumps({"password": f"hunter{i:03d}x"})}}]})
+        conv["messages"].append({"role": "tool", "tool_call_id": f"c{i}", "content": f"ok {i}"})
+        rows.append(json.dumps(conv))
+    path = tmp_path / "rows.jsonl"
+    path.write_text("\n".join(rows) + "\n", encoding="utf-8")
+    return path
+
+
+@pytest.mark.parametrize("group_chars", [1, 700, 1 << 20])
+def test_dataset_lines_cleared_a_group_at_a_time_give_what_each_line_alone_gives(
+        group_chars: int, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    path = _dataset_lines(tmp_path)
+    cleared: list[int] = []
+    clean_strings = contract.clean_strings
+
+    def spy(docs: Iterable[Document]) -> set[str]:
+        docs = list(docs)
+        cleared.append(len(docs))
+        return clean_strings(docs)
+
+    monkeypatch.setattr(contract, "clean_strings", spy)
+    monkeypatch.setattr(stream_lines, "CLEAR_GROUP_CHARS", group_chars)
+    grouped = io.BytesIO()
+    report = stream.sanitize_jsonl(Sanitizer(count_tokens=False), path, grouped.write)
+    assert (max(cleared, default=0) > 1) == (group_chars > 1) and sum(cleared) in (0, 40)
+    monkeypatch.setattr(contract, "clean_strings", lambda docs: set())
+    alone = io.BytesIO()
+    report_alone = stream.sanitize_jsonl(Sanitizer(count_tokens=False), path, alone.write)
+    whole = Sanitizer(count_tokens=False).sanitize_file(path)
+    first, second, third = (r.to_dict() for r in (report, report_alone, whole.report))
+    for d in (first, second, third):
+        d["totals"].pop("seconds")
+    assert grouped.getvalue() == alone.getvalue() == whole.dumps().encode() and first == second
+    # The whole-file path lists the cuts outside the parts after every line's rule cuts.
+    first["cuts"].sort(key=json.dumps), third["cuts"].sort(key=json.dumps)
+    assert first == third
+    assert next(r["hits"] for r in first["rules"] if r["rule"] == "redact-secrets") >= 120
+    assert b"hunter0" not in grouped.getvalue() and b"x9Qz7Lm2Np4Rt6Vw8Yb1" not in grouped.getvalue()
 
 
 def test_ascii_and_wide_texts_are_batched_apart_in_their_order(monkeypatch: pytest.MonkeyPatch) -> None:

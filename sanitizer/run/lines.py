@@ -8,12 +8,14 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Collection, Iterable, Iterator
 from typing import TYPE_CHECKING, BinaryIO
 
 from sanitizer.document import loader
 from sanitizer.formats.dataset import Dataset
+from sanitizer.model import Document
 from sanitizer.report import Report
+from sanitizer.secrets import contract as redaction
 from sanitizer.tokens import tally as token_report
 from sanitizer.tokens.tally import Tally
 
@@ -25,6 +27,10 @@ MEMO_CHARS = 8 * 1024 * 1024
 # Lines whose token figures are counted together: enough text for the counter's worker processes
 # (`tokens.PARALLEL_MIN_CHARS`), little enough memory for the lines held until then.
 COUNT_BATCH_CHARS = 4 * 1024 * 1024
+# Lines whose strings are cleared of credentials in one scan (`redaction.clean_strings`): each
+# line's guard and redaction then scan only what that leaves, not each line's texts apart (every
+# scan pays a fixed cost a pattern).  Their parsed records are held until the group is done.
+CLEAR_GROUP_CHARS = 1024 * 1024
 
 
 def numbered_lines(fh: BinaryIO, start: int = 1) -> Iterator[tuple[int, str, bool]]:
@@ -39,6 +45,36 @@ def empty_report(san: Sanitizer, source: str) -> Report:
     return Report(source=source, format=Dataset.name, preset=san.config.name,
                   tokens_before=0 if san.count_tokens else None, tokens_after=0 if san.count_tokens else None,
                   encoding=san.counter.encoding_name if san.count_tokens else None)
+
+
+def _documents(san: Sanitizer, lines: Iterable[tuple[int, str, bool]], source: str,
+               total: Report) -> Iterator[tuple[int, bool, Document, Collection[str]]]:
+    """(number, had `\\n`, document, strings known to hold no credential) of each line.
+
+    While a redaction rule is on, lines are parsed a group at a time (`CLEAR_GROUP_CHARS`) and
+    the strings of the group cleared in one scan.
+    """
+    clearing = bool(san.config.redaction_rule and san.config.active)
+    group: list[tuple[int, bool, Document]] = []
+    size = 0
+    for number, line, ended in lines:
+        group.append((number, ended, loader.from_line(line, number, source)))
+        size += len(line)
+        if not clearing or size >= CLEAR_GROUP_CHARS:
+            yield from _with_clean(group, total)
+            group, size = [], 0
+    yield from _with_clean(group, total)
+
+
+def _with_clean(group: list[tuple[int, bool, Document]],
+                total: Report) -> Iterator[tuple[int, bool, Document, Collection[str]]]:
+    clean: set[str] = set()
+    if len(group) > 1:
+        started = time.perf_counter()
+        clean = redaction.clean_strings(doc for _, _, doc in group)
+        total.seconds += time.perf_counter() - started
+    for number, ended, doc in group:
+        yield number, ended, doc, clean
 
 
 def run_lines(san: Sanitizer, lines: Iterable[tuple[int, str, bool]], write: Callable[[bytes], object],
@@ -70,8 +106,9 @@ def run_lines(san: Sanitizer, lines: Iterable[tuple[int, str, bool]], write: Cal
 
         return write_batch
 
-    for number, line, ended in lines:
-        result = san.run(loader.from_line(line, number, source), defer_tokens=True, format=Dataset.name)
+    for number, ended, doc, clean in _documents(san, lines, source, total):
+        result = san.run(doc, defer_tokens=True, format=Dataset.name, clean=clean)
+        del doc
         if finish is not None:
             finish(result)
         for cut in result.report.cuts:

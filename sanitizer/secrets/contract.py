@@ -14,7 +14,7 @@ A string at a part's path is left to the rule, so the copy, `--to text` and `--t
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -22,11 +22,18 @@ from sanitizer.model import Damaged, Document, Path, Problem, View, get_at
 from sanitizer.report import Cut, RuleStats
 from sanitizer.secrets import scan as _secrets
 from sanitizer.secrets.raw import duplicates, redact_damaged, strings
-from sanitizer.secrets.walk import Walk, apply, redact_json_text, redact_json_texts, scanned_decoded
+from sanitizer.secrets.walk import (
+    LEAF_MIN_CHARS,
+    Walk,
+    apply,
+    redact_json_text,
+    redact_json_texts,
+    scanned_decoded,
+)
 
 _TEXT_KINDS = ("text", "thinking", "tool_result", "tool_call")
 
-__all__ = ["Found", "guard_document", "record", "redact_json_text", "redact_json_texts", "redact_text",
+__all__ = ["Found", "clean_strings", "guard_document", "record", "redact_json_text", "redact_json_texts", "redact_text",
            "redact_tree", "settle_copies"]
 
 
@@ -138,8 +145,24 @@ def clean_texts(views: Sequence[View]) -> set[str]:
                              if not scanned_decoded(p.kind, p.text))
 
 
-def guard_document(doc: Document, views: Sequence[View]) -> list[Found]:
+def clean_strings(docs: Iterable[Document]) -> set[str]:
+    """The strings of the records of `docs` that hold no credential, scanned together.
+
+    The lines of a dataset JSONL are documents of their own, each run apart: given this set, their
+    guards and redactions scan only what it does not clear (a part text made of several strings,
+    a `"name": "value"` pair), not each line's strings in a scan of their own.
+    """
+    leaves: list[str] = []
+    for doc in docs:
+        for rec in doc.records:
+            if not isinstance(rec, Damaged):
+                strings(rec, leaves)
+    return _secrets.clean_of(t for t in leaves if len(t) >= LEAF_MIN_CHARS)
+
+
+def guard_document(doc: Document, views: Sequence[View], clean: Collection[str] = ()) -> list[Found]:
     """Redact, in place, every string of `doc` that no part of `views` settles; report damage.
+    A string in `clean` (`clean_strings`) is known to hold no credential.
 
     Also redacts damaged lines (adding a problem for each), and warns about duplicate keys
     (whose first value `json` drops: the record is then written from its parsed value, so the
@@ -155,7 +178,7 @@ def guard_document(doc: Document, views: Sequence[View]) -> list[Found]:
                 found.extend(_damaged(doc, i, rec))
             continue
         counts[i] = walk.record(i, doc.records)
-    for index, container, key, old, new, removed in apply(walk):
+    for index, container, key, old, new, removed in apply(walk, clean):
         doc.dirty.add(index)
         found.append(Found(index, _path_to(doc.records[index], container, key), len(old), len(new),
                            "\n".join(removed)))

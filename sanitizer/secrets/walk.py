@@ -9,7 +9,7 @@ that pair, so a NAME: value pattern sees the name.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator, Sequence
+from collections.abc import Collection, Iterator, Sequence
 from typing import Any
 
 from sanitizer.secrets import scan as _secrets
@@ -116,13 +116,14 @@ class Walk:
             self.todo.append((index, container, key, value, None))
 
 
-def apply(walk: Walk) -> Iterator[tuple[int, Any, Any, str, str, list[str]]]:
+def apply(walk: Walk, clean: Collection[str] = ()) -> Iterator[tuple[int, Any, Any, str, str, list[str]]]:
     """Scan what `walk` collected (`APPLY_CHUNK` strings at a time, in their order) and write
-    each redaction in place: (record, container, key, old, new, removed) for each."""
+    each redaction in place: (record, container, key, old, new, removed) for each.  A string in
+    `clean` is known to hold no credential."""
     todo = walk.todo
     for start in range(0, len(todo), APPLY_CHUNK):
         chunk = todo[start:start + APPLY_CHUNK]
-        yield from _apply_chunk(chunk, _secrets.redact_many([t for _, _, _, t, _ in chunk]))
+        yield from _apply_chunk(chunk, _secrets.redact_many([t for _, _, _, t, _ in chunk], clean))
 
 
 def _apply_chunk(chunk: list[tuple[int, Any, Any, str, str | None]],
