@@ -23,11 +23,11 @@ from sanitizer.report import Cut, RuleStats
 from sanitizer.secrets import scan as _secrets
 from sanitizer.secrets.raw import duplicates, redact_damaged, strings
 from sanitizer.secrets.walk import (
-    LEAF_MIN_CHARS,
     Walk,
     apply,
     redact_json_text,
     redact_json_texts,
+    scannable_strings,
     scanned_decoded,
 )
 
@@ -156,8 +156,8 @@ def clean_strings(docs: Iterable[Document]) -> set[str]:
     for doc in docs:
         for rec in doc.records:
             if not isinstance(rec, Damaged):
-                strings(rec, leaves)
-    return _secrets.clean_of(t for t in leaves if len(t) >= LEAF_MIN_CHARS)
+                scannable_strings(rec, leaves)
+    return _secrets.clean_of(leaves)
 
 
 def guard_document(doc: Document, views: Sequence[View], clean: Collection[str] = ()) -> list[Found]:

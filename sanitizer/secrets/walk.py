@@ -116,6 +116,35 @@ class Walk:
             self.todo.append((index, container, key, value, None))
 
 
+def scannable_strings(node: Any, out: list[str]) -> None:
+    """Append to `out` the strings of a parsed JSON tree that a scan could change: values of at
+    least `LEAF_MIN_CHARS`, keys of at least `KEY_MIN_CHARS` (one loop per container, types by
+    identity: it visits every node)."""
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        if type(n) is dict:
+            for k, v in n.items():
+                if type(k) is str and len(k) >= KEY_MIN_CHARS:
+                    out.append(k)
+                t = type(v)
+                if t is str:
+                    if len(v) >= LEAF_MIN_CHARS:
+                        out.append(v)
+                elif t is dict or t is list:
+                    stack.append(v)
+        elif type(n) is list:
+            for v in n:
+                t = type(v)
+                if t is str:
+                    if len(v) >= LEAF_MIN_CHARS:
+                        out.append(v)
+                elif t is dict or t is list:
+                    stack.append(v)
+        elif type(n) is str and len(n) >= LEAF_MIN_CHARS:
+            out.append(n)
+
+
 def apply(walk: Walk, clean: Collection[str] = ()) -> Iterator[tuple[int, Any, Any, str, str, list[str]]]:
     """Scan what `walk` collected (`APPLY_CHUNK` strings at a time, in their order) and write
     each redaction in place: (record, container, key, old, new, removed) for each.  A string in
