@@ -95,17 +95,17 @@ def test_batched_redaction_equals_one_by_one(texts: list[str], batch: int) -> No
 def test_a_text_met_again_is_scanned_once_and_gets_a_list_of_its_own(monkeypatch: pytest.MonkeyPatch) -> None:
     # The same session id or folder on every record: scanned once, each result its own copy.
     texts = ["token=abc123def456", "plain words", "token=abc123def456", "é password: hunter22x", "é password: hunter22x"]
-    batched: list[int] = []
+    batched: list[str] = []
     holding = secrets._holding
 
     def spy(texts: list[str], indices: list[int]) -> Iterator[int]:
-        batched.extend(indices)
+        batched.extend(texts[i] for i in indices)
         return holding(texts, indices)
 
     monkeypatch.setattr(secrets, "_holding", spy)
     got = secrets.redact_many(texts)
-    assert got == [secrets.redact(t) for t in texts] and sorted(batched) == [0, 1, 3]
-    assert got[2][1] == got[0][1] and got[2][1] is not got[0][1]
+    assert got == [secrets.redact(t) for t in texts] and sorted(batched) == sorted(set(texts))
+    assert got[2][1] == got[0][1] and got[2][1] is not got[0][1] and got[4][1] is not got[3][1]
 
 
 @settings(max_examples=300, deadline=None)

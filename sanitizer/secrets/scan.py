@@ -232,21 +232,13 @@ def redact_many(texts: Sequence[str], clean: Collection[str] = ()) -> list[tuple
     pattern rescans the batch after a find); those are redacted one by one, so every result is
     exactly `redact(text)`.  A text in `clean` (from `clean_of`) is known to hold none.
     """
-    out: list[tuple[str, list[str]]] = [(t, []) for t in texts]
-    first: dict[str, int] = {}  # a text met again (a session id, a folder on every record) is scanned once
-    again: list[tuple[int, int]] = []
-    todo: list[int] = []
-    for i, t in enumerate(texts):
-        j = first.setdefault(t, i)
-        if j != i:
-            again.append((i, j))
-        elif t not in clean:
-            todo.append(i)
-    for i in _holding(texts, todo):
-        out[i] = redact(texts[i])
-    for i, j in again:
-        out[i] = (out[j][0], list(out[j][1]))
-    return out
+    # A text met again (a session id, a folder on every record) is scanned once.
+    unique = [t for t in dict.fromkeys(texts) if t not in clean] if clean else list(dict.fromkeys(texts))
+    done = {unique[i]: redact(unique[i]) for i in _holding(unique, range(len(unique)))}
+    if not done:
+        return [(t, []) for t in texts]
+    # Each text gets its own list of removed values, a repeated one too.
+    return [(t, []) if (r := done.get(t)) is None else (r[0], list(r[1])) for t in texts]
 
 
 def clean_of(texts: Iterable[str]) -> set[str]:
