@@ -23,7 +23,7 @@ __all__ = ["FINDERS", "FOLD_TRAPS", "FOLLOWS", "anchored", "ascii_lower", "finde
 _SEP = r"(?:\\*+[\"'])?+\s*+[=:]"
 FOLLOWS = {"token": _SEP, "key": _SEP, "secret": _SEP, "passw": "(?:or)?d" + _SEP, "pass": _SEP, "pwd": _SEP,
            "sig": "(?:nature)?=", "credential": "s?" + _SEP, "access": "_?key", "authorization": _SEP,
-           "cookie": r"(?:\\*+[\"'])?+\s*+:", ".": r"(?=[a-z0-9_-]{6}\.)"}
+           "cookie": r"(?:\\*+[\"'])?+\s*+:", ".": r"(?<=[a-z0-9_-]{24}\.)(?=[a-z0-9_-]{6}\.[a-z0-9_-]{27})"}
 FINDERS: dict[str, regex.Pattern[str]] = {}  # by `finder`; run on `ascii_lower(text)`, as `(?i)` would on text
 # The only non-ASCII characters that `(?i)` matches to an ASCII letter (`İ` → i, `ſ` → s, Kelvin
 # sign → k), which `ascii_lower` leaves as they are: a text holding one is scanned the plain way.
