@@ -106,7 +106,7 @@ class Walk:
         return keys
 
     def _leaf(self, index: int, container: Any, key: Any, value: str, kind: int) -> None:
-        if len(value) >= OPAQUE_MIN_CHARS and value.isascii() and not any(c in value for c in _SEPARATORS):
+        if opaque(value):
             return
         if kind == _NAMED:
             prefix = f'"{key}": "'
@@ -116,10 +116,16 @@ class Walk:
             self.todo.append((index, container, key, value, None))
 
 
+def opaque(value: str) -> bool:
+    """True for a string the guard never edits: long, ASCII, with no separator (an image, a
+    signature, an encrypted blob)."""
+    return len(value) >= OPAQUE_MIN_CHARS and value.isascii() and not any(c in value for c in _SEPARATORS)
+
+
 def scannable_strings(node: Any, out: list[str]) -> None:
     """Append to `out` the strings of a parsed JSON tree that a scan could change: values of at
-    least `LEAF_MIN_CHARS`, keys of at least `KEY_MIN_CHARS` (one loop per container, types by
-    identity: it visits every node)."""
+    least `LEAF_MIN_CHARS` (not `opaque`), keys of at least `KEY_MIN_CHARS` (one loop per
+    container, types by identity: it visits every node)."""
     stack = [node]
     while stack:
         n = stack.pop()
@@ -129,7 +135,7 @@ def scannable_strings(node: Any, out: list[str]) -> None:
                     out.append(k)
                 t = type(v)
                 if t is str:
-                    if len(v) >= LEAF_MIN_CHARS:
+                    if len(v) >= LEAF_MIN_CHARS and not (len(v) >= OPAQUE_MIN_CHARS and opaque(v)):
                         out.append(v)
                 elif t is dict or t is list:
                     stack.append(v)
@@ -137,11 +143,11 @@ def scannable_strings(node: Any, out: list[str]) -> None:
             for v in n:
                 t = type(v)
                 if t is str:
-                    if len(v) >= LEAF_MIN_CHARS:
+                    if len(v) >= LEAF_MIN_CHARS and not (len(v) >= OPAQUE_MIN_CHARS and opaque(v)):
                         out.append(v)
                 elif t is dict or t is list:
                     stack.append(v)
-        elif type(n) is str and len(n) >= LEAF_MIN_CHARS:
+        elif type(n) is str and len(n) >= LEAF_MIN_CHARS and not opaque(n):
             out.append(n)
 
 
