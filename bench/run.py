@@ -3,7 +3,7 @@
     python bench/run.py                  # corpus files + generated inputs, dataset of 100 MB
     python bench/run.py --quick          # small sizes: a smoke run in about a minute
     python bench/run.py --only cjk       # one group: corpus session tags tool_result short cjk breakdown
-                                         #   redaction library jobs dataset
+                                         #   redaction library jobs dataset lines process
     python bench/run.py --big            # the dataset JSONL is 500 MB (slow to build)
     python bench/run.py --old ../main    # the other checkout beside this one: old → new in each cell
 
@@ -24,6 +24,9 @@ encoding) is inside them, so the whole-process group (`process`) is the fairer s
   kinds and the current one side by side, each against json load+dump (`bench/redaction.py`);
 - the library call on about 200K tokens of chat messages already in memory, against a JSON round
   trip of the same objects and one tiktoken pass over them;
+- lines: dataset JSONL files, which `sanitize` streams a line at a time (the corpus's 200 airline
+  dialogues written one per line in a temporary folder, and a generated 30 MB dataset), in the
+  same columns as the corpus files;
 - `--jobs 2 / --jobs 1` on a folder of sessions and on the lines of one dataset JSONL (speed-up),
   next to the same ratio for plain CPU work in 1 and 2 processes (the machine's own ceiling), and
   peak RSS on a dataset JSONL.
@@ -50,7 +53,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 CORPUS = ROOT.parent / "shared" / "corpus"
 GROUPS = ("corpus", "session", "tags", "tool_result", "short", "cjk", "breakdown", "redaction", "library", "jobs",
-          "dataset", "process")
+          "dataset", "lines", "process")
 MB = 1024 * 1024
 
 
@@ -221,6 +224,10 @@ def main() -> None:
             sections.append(jobs_section(gen, tmp, q))
         if "dataset" in groups:
             sections.append(dataset_section(gen, tmp, q, opts.big))
+        if "lines" in groups:
+            for name, path in line_inputs(gen, tmp, q):
+                log(f"lines {name}")
+                rows.append(compare(f"lines: {name}", path, tmp))
         if "process" in groups:
             from bench import process
 
@@ -355,6 +362,21 @@ def jobs_section(gen, tmp: Path, quick: bool) -> str:  # noqa: ANN001
             + table(["input", "report", "speed-up (jobs 1 time / jobs 2 time)", "plain CPU work, 1 / 2 processes",
                      "jobs 1 / jobs 2 s",
                      "peak RSS MB (largest process) jobs 1 / jobs 2"], results))
+
+
+def line_inputs(gen, tmp: Path, quick: bool) -> list[tuple[str, Path]]:  # noqa: ANN001
+    """Dataset JSONL inputs: a corpus file of many conversations rewritten one per line (when the
+    corpus is there) and a generated dataset."""
+    out = []
+    taubench = CORPUS / "openai_chat" / "taubench__gpt-4o-airline.json"
+    if taubench.is_file():
+        path = tmp / "taubench-lines.jsonl"
+        rows = json.loads(taubench.read_text(encoding="utf-8"))
+        path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
+        out.append((f"`taubench` one conversation a line ({len(rows)} lines)", path))
+    mb = 3 if quick else 30
+    out.append((f"generated dataset ({mb} MB)", gen.dataset(tmp / "dataset-lines.jsonl", mb * MB)))
+    return out
 
 
 def dataset_section(gen, tmp: Path, quick: bool, big: bool) -> str:  # noqa: ANN001

@@ -165,9 +165,11 @@ def _dataset_lines(tmp_path: Path) -> Path:
     return path
 
 
-@pytest.mark.parametrize("group_chars", [1, 700, 1 << 20])
+# (group chars, most chars a line on average for the group to be cleared, whether groups are cleared)
+@pytest.mark.parametrize("group_chars, line_chars, clears", [(1, 1 << 15, False), (700, 1 << 15, True),
+                                                             (1 << 20, 1 << 15, True), (1 << 20, 10, False)])
 def test_dataset_lines_cleared_a_group_at_a_time_give_what_each_line_alone_gives(
-        group_chars: int, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+        group_chars: int, line_chars: int, clears: bool, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     path = _dataset_lines(tmp_path)
     cleared: list[int] = []
     clean_strings = contract.clean_strings
@@ -179,9 +181,10 @@ def test_dataset_lines_cleared_a_group_at_a_time_give_what_each_line_alone_gives
 
     monkeypatch.setattr(contract, "clean_strings", spy)
     monkeypatch.setattr(stream_lines, "CLEAR_GROUP_CHARS", group_chars)
+    monkeypatch.setattr(stream_lines, "CLEAR_LINE_CHARS", line_chars)
     grouped = io.BytesIO()
     report = stream.sanitize_jsonl(Sanitizer(count_tokens=False), path, grouped.write)
-    assert (max(cleared, default=0) > 1) == (group_chars > 1) and sum(cleared) in (0, 40)
+    assert (max(cleared, default=0) > 1) == clears and sum(cleared) in (0, 40)
     monkeypatch.setattr(contract, "clean_strings", lambda docs: set())
     alone = io.BytesIO()
     report_alone = stream.sanitize_jsonl(Sanitizer(count_tokens=False), path, alone.write)
