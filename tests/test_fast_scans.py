@@ -25,7 +25,7 @@ from sanitizer.digest import outputs as tool_output
 from sanitizer.model import Document
 from sanitizer.run import dataset as stream
 from sanitizer.run import lines as stream_lines
-from sanitizer.secrets import contract, near
+from sanitizer.secrets import contract, near, walk
 from sanitizer.secrets import scan as secrets
 from sanitizer.textkit import evidence, spans
 from sanitizer.textkit.keywords import KeywordPattern, Scanner
@@ -163,6 +163,15 @@ def _dataset_lines(tmp_path: Path) -> Path:
     path = tmp_path / "rows.jsonl"
     path.write_text("\n".join(rows) + "\n", encoding="utf-8")
     return path
+
+
+def test_the_strings_a_group_clears_are_those_a_scan_could_change() -> None:
+    blob = "QUJD" * 100  # long, ASCII, no separator: the guard never edits it
+    record = {"k" * 16: "short", "id": "abc", "note": "eight ch", "nested": [blob, {"x": "token=abc123def456"}, 7, None]}
+    out: list[str] = []
+    for node in (record, "a loose string line", 5, None, True, [1.5, "tiny"]):
+        walk.scannable_strings(node, out)
+    assert sorted(out) == sorted(["k" * 16, "eight ch", "token=abc123def456", "a loose string line"])
 
 
 # (group chars, most chars a line on average for the group to be cleared, whether groups are cleared)

@@ -126,29 +126,25 @@ def scannable_strings(node: Any, out: list[str]) -> None:
     """Append to `out` the strings of a parsed JSON tree that a scan could change: values of at
     least `LEAF_MIN_CHARS` (not `opaque`), keys of at least `KEY_MIN_CHARS` (one loop per
     container, types by identity: it visits every node)."""
+    if type(node) is str:
+        node = [node]
+    elif type(node) is not dict and type(node) is not list:
+        return  # a number, true, false or null
     stack = [node]
     while stack:
         n = stack.pop()
         if type(n) is dict:
-            for k, v in n.items():
-                if type(k) is str and len(k) >= KEY_MIN_CHARS:
-                    out.append(k)
-                t = type(v)
-                if t is str:
-                    if len(v) >= LEAF_MIN_CHARS and not (len(v) >= OPAQUE_MIN_CHARS and opaque(v)):
-                        out.append(v)
-                elif t is dict or t is list:
-                    stack.append(v)
-        elif type(n) is list:
-            for v in n:
-                t = type(v)
-                if t is str:
-                    if len(v) >= LEAF_MIN_CHARS and not (len(v) >= OPAQUE_MIN_CHARS and opaque(v)):
-                        out.append(v)
-                elif t is dict or t is list:
-                    stack.append(v)
-        elif type(n) is str and len(n) >= LEAF_MIN_CHARS and not opaque(n):
-            out.append(n)
+            out.extend(k for k in n if type(k) is str and len(k) >= KEY_MIN_CHARS)
+            values = n.values()
+        else:
+            values = n
+        for v in values:
+            t = type(v)
+            if t is str:
+                if len(v) >= LEAF_MIN_CHARS and not (len(v) >= OPAQUE_MIN_CHARS and opaque(v)):
+                    out.append(v)
+            elif t is dict or t is list:
+                stack.append(v)
 
 
 def apply(walk: Walk, clean: Collection[str] = ()) -> Iterator[tuple[int, Any, Any, str, str, list[str]]]:
