@@ -2,7 +2,9 @@
 
 `run_lines` is what `dataset.sanitize_jsonl` runs in this process and what each worker of
 `dataset_pool` runs on its batch of lines: every line is loaded as one record and given to
-`Sanitizer.run` with the dataset format, so the bytes and the report equal the whole-file path's.
+`Sanitizer.run` with the dataset format, so the bytes equal the whole-file path's, and so do the
+report's figures and its set of cuts (a line's cuts outside its parts are listed after that line's
+rule cuts, where the whole-file path lists them after every line's).
 """
 
 from __future__ import annotations
