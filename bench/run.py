@@ -40,133 +40,44 @@ from __future__ import annotations
 import argparse
 import datetime
 import json
-import math
 import os
 import platform
 import shlex
-import subprocess
 import sys
 import tempfile
-from dataclasses import dataclass, field
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-CORPUS = ROOT.parent / "shared" / "corpus"
+import measuring  # bench/ is this script's folder: run as `python bench/run.py`
+from measuring import (
+    CORPUS,
+    MB,
+    ROOT,
+    ROW_HEADERS,
+    Measure,
+    Row,
+    best,
+    compare,
+    exponent,
+    log,
+    measure,
+    size_label,
+    table,
+)
+
 GROUPS = ("corpus", "session", "tags", "tool_result", "short", "cjk", "breakdown", "redaction", "library", "jobs",
           "dataset", "lines", "process")
-MB = 1024 * 1024
-
-
-# --- the parent side -------------------------------------------------------------------------------
-
-
-@dataclass
-class Measure:
-    seconds: float
-    rss_mb: float
-    startup: float = 0.0
-    extra: dict = field(default_factory=dict)
-
-
-def measure(kind: str, *args: str, code: Path | None = None) -> Measure:
-    """Run one measurement in a fresh interpreter: its time and its peak RSS (ru_maxrss).  `code`:
-    the checkout whose package is measured (this one by default)."""
-    cmd = [sys.executable, str(Path(__file__).resolve().with_name("child.py")), kind, *map(str, args)]
-    env = dict(os.environ, BENCH_CODE_ROOT=str(code)) if code is not None else None
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=ROOT, env=env)
-    out, err = proc.communicate()
-    if proc.returncode != 0:
-        raise RuntimeError(f"{kind} {' '.join(map(str, args))} failed:\n{err.decode(errors='replace')[-2000:]}")
-    data = json.loads(out.decode().strip().splitlines()[-1])
-    return Measure(data["seconds"], data["rss_kb"] / 1024, data.get("startup", 0.0), data)
-
-
-def log(msg: str) -> None:
-    print(msg, file=sys.stderr, flush=True)
-
-
-def size_label(path: Path) -> str:
-    n = path.stat().st_size if path.is_file() else sum(p.stat().st_size for p in path.iterdir())
-    return f"{n / MB:.1f} MB" if n >= MB else f"{n / 1024:.0f} KB"
-
-
-def exponent(t1: float, t2: float, s1: float, s2: float) -> float:
-    return math.log(t2 / t1) / math.log(s2 / s1)
-
-
-@dataclass
-class Row:
-    name: str
-    size: str
-    json_s: float
-    plain_s: float
-    tok_s: float
-    tik_s: float
-    rss_mb: float
-    startup: float
-    old_plain_s: float | None = None  # with `--old`: the other checkout, in the same rounds
-    old_tok_s: float | None = None
-
-    def cells(self) -> list[str]:
-        plain, tok = f"**{self.plain_s / self.json_s:.2f}×**", f"**{self.tok_s / self.tik_s:.2f}×**"
-        if self.old_plain_s is not None and self.old_tok_s is not None:
-            plain = f"{self.old_plain_s / self.json_s:.2f}× → {plain}"
-            tok = f"{self.old_tok_s / self.tik_s:.2f}× → {tok}"
-        return [self.name, self.size, plain, tok,
-                f"{self.rss_mb:.0f}", f"{self.json_s:.2f} / {self.plain_s:.2f}", f"{self.tik_s:.2f} / {self.tok_s:.2f}"]
-
-
-REPEAT = 3
-OLD: Path | None = None  # `--old ROOT`: that checkout runs beside this one (corpus, generated inputs, library)
-
-
-def best(runs: list[Measure]) -> Measure:
-    """The fastest of repeated runs (noise only ever adds time), with the highest peak RSS."""
-    fastest = min(runs, key=lambda m: m.seconds)
-    return Measure(fastest.seconds, max(m.rss_mb for m in runs), fastest.startup, fastest.extra)
-
-
-def compare(name: str, path: Path, tmp: Path) -> Row:
-    out = tmp / ("out" + "".join(path.suffixes[-1:]))
-    runs: dict[str, list[Measure]] = {"json": [], "plain": [], "tik": [], "tok": [], "old plain": [], "old tok": []}
-    for _ in range(REPEAT):  # interleaved, so a noisy moment hits every side alike
-        runs["json"].append(measure("json", path, out))
-        runs["plain"].append(measure("sanitize", path, "--no-tokens", "-q", "-o", out))
-        runs["tik"].append(measure("tiktoken", path))
-        runs["tok"].append(measure("sanitize", path, "-q", "-o", out))
-        if OLD is not None:
-            runs["old plain"].append(measure("sanitize", path, "--no-tokens", "-q", "-o", out, code=OLD))
-            runs["old tok"].append(measure("sanitize", path, "-q", "-o", out, code=OLD))
-    j, plain, tik, tok = (best(runs[k]) for k in ("json", "plain", "tik", "tok"))
-    out.unlink(missing_ok=True)
-    row = Row(name, size_label(path), j.seconds, plain.seconds, tok.seconds, tik.seconds,
-              max(plain.rss_mb, tok.rss_mb), tok.startup,
-              *((best(runs["old plain"]).seconds, best(runs["old tok"]).seconds) if OLD is not None else ()))
-    log(f"  {name}: " + " | ".join(row.cells()[2:]))
-    return row
-
-
-def table(headers: list[str], rows: list[list[str]]) -> str:
-    lines = ["| " + " | ".join(headers) + " |", "|" + "|".join("---" for _ in headers) + "|"]
-    lines += ["| " + " | ".join(r) + " |" for r in rows]
-    return "\n".join(lines)
-
-
-ROW_HEADERS = ["input", "size", "no-tokens / json", "tokens / tiktoken", "peak RSS MB",
-               "json / no-tokens s", "tiktoken / tokens s"]
 
 
 def main() -> None:
-    global REPEAT, OLD
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="small sizes (a smoke run)")
     ap.add_argument("--only", action="append", choices=GROUPS, help="run only this group (repeatable)")
     ap.add_argument("--big", action="store_true", help="a 500 MB dataset JSONL instead of 100 MB")
-    ap.add_argument("--repeat", type=int, default=REPEAT, help="runs per measurement; the fastest counts")
+    ap.add_argument("--repeat", type=int, default=measuring.REPEAT, help="runs per measurement; the fastest counts")
     ap.add_argument("--old", type=Path, help="also run this checkout's package in the same rounds (old → new)")
     opts = ap.parse_args()
-    REPEAT = max(1, opts.repeat)
-    OLD = opts.old.resolve() if opts.old else None
+    measuring.REPEAT = REPEAT = max(1, opts.repeat)
+    measuring.OLD = opts.old.resolve() if opts.old else None
     sys.path.insert(0, str(ROOT))
     from bench import gen
 
@@ -271,7 +182,7 @@ def breakdown_section(gen, tmp: Path, quick: bool) -> str:  # noqa: ANN001
     for name, path in inputs:
         out = tmp / "bd-out.jsonl"
         runs: dict[str, list[Measure]] = {k: [] for k in ("json", *variants)}
-        for _ in range(REPEAT):
+        for _ in range(measuring.REPEAT):
             runs["json"].append(measure("json", path, out))
             for label, disabled in variants.items():
                 flags = [a for rule in disabled for a in ("--disable", rule)]
@@ -285,7 +196,7 @@ def breakdown_section(gen, tmp: Path, quick: bool) -> str:  # noqa: ANN001
     return ("What the `--no-tokens` time is made of: the same run with no rule active (read, views, "
             "write), with `redact-secrets` alone (every text slot scanned for credentials, as the "
             "default pack does before anything is cut), and with the default pack, each against the "
-            f"json load+dump of the same file (fastest of {REPEAT}):\n\n"
+            f"json load+dump of the same file (fastest of {measuring.REPEAT}):\n\n"
             + table(["input", "size", *(f"{k} / json" for k in variants), "json s"], rows))
 
 
@@ -300,8 +211,8 @@ def library_section(gen, tmp: Path) -> str:  # noqa: ANN001
     src = tmp / "library-messages.json"
     src.write_text(json.dumps(messages), encoding="utf-8")
     data.unlink()
-    m = measure("library", src, REPEAT)
-    m_old = measure("library", src, REPEAT, code=OLD) if OLD is not None else None
+    m = measure("library", src, measuring.REPEAT)
+    m_old = measure("library", src, measuring.REPEAT, code=measuring.OLD) if measuring.OLD is not None else None
     src.unlink()
     x = m.extra
     log(f"library: {len(messages)} messages, {x['tokens_before']:,} tokens: {x['plain']:.3f}s / {x['tokens']:.3f}s")
@@ -312,7 +223,7 @@ def library_section(gen, tmp: Path) -> str:  # noqa: ANN001
 
     return (f"The library call on {len(messages):,} chat messages already in memory ({x['tokens_before']:,} tokens "
             "of text, the usual pre-summary case), each time the fastest of "
-            f"{REPEAT}" + (f" (old: `{OLD}`, its own references measured in its process)" if m_old else "")
+            f"{measuring.REPEAT}" + (f" (old: `{measuring.OLD}`, its own references measured in its process)" if m_old else "")
             + ":\n\n" + table(
                 ["call", "time / reference", "s"],
                 [["`Sanitizer(count_tokens=False).sanitize(messages).output` / `json.loads(json.dumps(messages))`",
@@ -339,7 +250,7 @@ def jobs_section(gen, tmp: Path, quick: bool) -> str:  # noqa: ANN001
             r2: list[Measure] = []
             c1: list[Measure] = []
             c2: list[Measure] = []
-            for _ in range(REPEAT):  # plain CPU work in 1 and 2 processes at the same moments: the ceiling
+            for _ in range(measuring.REPEAT):  # plain CPU work in 1 and 2 processes at the same moments: the ceiling
                 r1.append(measure("sanitize", *inputs, *extra, "-q", "--jobs", "1", "-o", target))
                 r2.append(measure("sanitize", *inputs, *extra, "-q", "--jobs", "2", "-o", target))
                 c1.append(measure("cpu", 1))
