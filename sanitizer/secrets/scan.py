@@ -234,7 +234,7 @@ def redact_many(texts: Sequence[str], clean: Collection[str] = ()) -> list[tuple
     """
     # A text met again (a session id, a folder on every record) is scanned once.
     unique = [t for t in dict.fromkeys(texts) if t not in clean] if clean else list(dict.fromkeys(texts))
-    done = {unique[i]: redact(unique[i]) for i in _holding(unique, range(len(unique)))}
+    done = {t: redact(t) for t in _holding(unique)}
     if not done:
         return [(t, []) for t in texts]
     # Each text gets its own list of removed values, a repeated one too.
@@ -245,31 +245,31 @@ def clean_of(texts: Iterable[str]) -> set[str]:
     """The texts among `texts` that hold no credential (`redact` leaves them as they are), found
     in the same batches as `redact_many`: scanned once for many calls that will each ask."""
     unique = list(dict.fromkeys(texts))
-    holding = set(_holding(unique, range(len(unique))))
-    return {t for i, t in enumerate(unique) if i not in holding}
+    holding = set(_holding(unique))
+    return {t for t in unique if t not in holding}
 
 
-def _holding(texts: Sequence[str], indices: Sequence[int]) -> Iterator[int]:
-    """The indices among `indices` whose text holds a credential, from scans of joined batches.
+def _holding(texts: Sequence[str]) -> Iterator[str]:
+    """The texts among `texts` that hold a credential, from scans of joined batches.
 
     ASCII texts are batched apart from the others: one non-ASCII char makes a whole joined batch
     a wide string, on which lowering, `str.find` and `regex` are slower.
     """
-    narrow: list[int] = []
-    wide: list[int] = []
-    for i in indices:
-        (narrow if texts[i].isascii() else wide).append(i)
+    narrow: list[str] = []
+    wide: list[str] = []
+    for t in texts:
+        (narrow if t.isascii() else wide).append(t)
     for group in (narrow, wide):
         start = 0
         while start < len(group):
             end, size = start, 0
             offsets: list[int] = []  # where each text starts in the joined batch
-            while end < len(group) and (end == start or size + len(texts[group[end]]) <= BATCH_CHARS):
+            while end < len(group) and (end == start or size + len(group[end]) <= BATCH_CHARS):
                 offsets.append(size)
-                size += len(texts[group[end]]) + len(_JOIN)
+                size += len(group[end]) + len(_JOIN)
                 end += 1
             starts: list[int] = []
-            _redact_once(_JOIN.join(texts[i] for i in group[start:end]), True, starts)
+            _redact_once(_JOIN.join(group[start:end]), True, starts)
             for k in sorted({bisect.bisect_right(offsets, s) - 1 for s in starts}):
                 yield group[start + k]
             start = end
