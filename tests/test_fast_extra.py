@@ -128,3 +128,65 @@ def test_the_database_waits_for_enough_text(monkeypatch: pytest.MonkeyPatch) -> 
     monkeypatch.setattr(prefilter, "_DB", None)
     text = "x" * prefilter.MIN_CHARS
     assert [prefilter.gate(text, secrets.PATTERNS) is None for _ in range(4)] == [True, True, False, False]
+
+
+def test_with_no_cache_folder_the_database_waits_longer(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Where nothing is kept, building costs the derivation and the compile: it waits for more text."""
+    monkeypatch.setenv("SANITIZER_CACHE_DIR", "")
+    monkeypatch.setattr(prefilter, "BUILD_CHARS", 0)
+    monkeypatch.setattr(prefilter, "BUILD_CHARS_UNKEPT", 3 * prefilter.MIN_CHARS)
+    monkeypatch.setattr(prefilter, "_offered", 0)
+    monkeypatch.setattr(prefilter, "_CANDS", [])
+    monkeypatch.setattr(prefilter, "_DB", None)
+    text = "x" * prefilter.MIN_CHARS
+    assert [prefilter.gate(text, secrets.PATTERNS) is None for _ in range(4)] == [True, True, False, False]
+
+
+def _literals_present(texts: list[str]) -> list[set[int]]:
+    """Which literal ids the built database finds in each text."""
+    found: list[set[int]] = []
+
+    def hit(i: int, *_: object) -> int:
+        found[-1].add(i)
+        return 0
+
+    for text in texts:
+        found.append(set())
+        prefilter._DB.scan(text.encode("utf-8", "surrogatepass"), match_event_handler=hit)
+    return found
+
+
+def test_the_database_is_kept_and_a_foreign_one_compiled_anew(monkeypatch: pytest.MonkeyPatch,
+                                                                tmp_path: Path) -> None:
+    """The first build keeps the compiled database; the next loads it (no compile) and finds the
+    same literals; a kept file this hyperscan does not load is compiled anew and replaced."""
+    import hyperscan
+
+    from sanitizer import cachedir
+
+    monkeypatch.setenv("SANITIZER_CACHE_DIR", str(tmp_path))
+    compiles: list[int] = []
+    real_compile = hyperscan.Database.compile
+
+    class Counting(hyperscan.Database):
+        def compile(self, *args, **kwargs):  # noqa: ANN002, ANN003, ANN202
+            compiles.append(1)
+            return real_compile(self, *args, **kwargs)
+
+    monkeypatch.setattr(hyperscan, "Database", Counting)
+    texts = [*TRUE, *FALSE, "token= key: secret passw AKIA sk- xoxb- ghp_ ." * 3]
+
+    def build() -> list[set[int]]:
+        monkeypatch.setattr(prefilter, "_CANDS", [])
+        monkeypatch.setattr(prefilter, "_DB", None)
+        prefilter._build(secrets.PATTERNS)
+        return _literals_present(texts)
+
+    compiled = build()
+    kept = [p for p in tmp_path.iterdir() if p.name.startswith("hyperscan")]
+    assert len(compiles) == 1 and len(kept) == 1
+    assert build() == compiled and len(compiles) == 1  # loaded, not compiled
+    assert sum(map(len, compiled)) > len(texts)  # the texts hold literals: the comparison says something
+    cachedir.write(kept[0].name, b"not a database")
+    assert build() == compiled and len(compiles) == 2
+    assert build() == compiled and len(compiles) == 2  # the replaced file loads again

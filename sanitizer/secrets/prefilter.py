@@ -7,16 +7,23 @@ text tells which literals it holds.  A pattern none of whose literals occurs can
 skipped; the others run as exact `regex` patterns over the whole text.  So the result is exactly
 the plain scan's, and without hyperscan installed (or with `SANITIZER_PLAIN=1`) the plain scan
 runs unchanged.
+
+The compiled database is kept in the cache folder (`sanitizer.cachedir`), in a file named after the
+literals it finds and the binding's version; one that this hyperscan does not load (another build,
+another machine) is compiled anew and kept again.  Whoever can write that folder can make the gate
+skip a pattern, as with the anchors kept beside it.
 """
 
 from __future__ import annotations
 
 import functools
+import hashlib
 import importlib.util
 import os
 from collections.abc import Iterator, Sequence
 from typing import Any
 
+from sanitizer import cachedir
 from sanitizer.secrets.anchors import Candidate, anchors_of, kept_anchors
 
 __all__ = ["ENABLED", "Gate", "anchors_of", "available", "gate"]
@@ -24,12 +31,16 @@ __all__ = ["ENABLED", "Gate", "anchors_of", "available", "gate"]
 _hs: Any = None  # the hyperscan module, imported when the database is first built
 # Below this many chars, the pass costs more than the pattern scans it can skip.
 MIN_CHARS = 2048
-# Building the database (the anchors kept in the cache folder, then compiled: about 8 ms with the
-# import; 20 ms more where the anchors are derived) pays back once the gated scan's saving, about
-# 50 ns a char of ASCII session text (75 plain against 25-29 gated), covers it: from about 170 K
-# chars.  It is built once the run has offered this many.
-BUILD_CHARS = 1 << 18
+# The gated scan saves about 50 ns a char of ASCII session text (75 plain against 25-29 gated).
+# Building the database costs about 3 ms where the cache folder keeps its parts (the hyperscan
+# import, the kept anchors, the kept database): it is built once the run has offered
+# `BUILD_CHARS`, which paid back on every corpus file offering that much.  With no cache folder it
+# costs about 30 ms (anchors derived 20 ms, database compiled 7 ms): built after
+# `BUILD_CHARS_UNKEPT`.  The first build where the folder keeps nothing yet pays the 30 ms once.
+BUILD_CHARS = 1 << 14
+BUILD_CHARS_UNKEPT = 1 << 18
 _offered = 0
+_owner = os.getpid()  # only this process writes the kept database, not a forked worker
 
 
 @functools.cache
@@ -109,13 +120,34 @@ def _build(patterns: Sequence[Any]) -> None:
         for cand, lit_ids in enumerate(ids):
             for lit in set(lit_ids):
                 users[lit].append((index, cand))
-    db = None
-    if literals:
-        db = _hs.Database(mode=_hs.HS_MODE_BLOCK)
-        db.compile(expressions=[_escape(lit) for lit in literals], ids=list(literals.values()),
-                   elements=len(literals), flags=[_hs.HS_FLAG_SINGLEMATCH] * len(literals))
-    _USERS, _DB = [tuple(u) for u in users], db
+    _USERS, _DB = [tuple(u) for u in users], _database(list(literals)) if literals else None
     _CANDS = cands_of  # last: `gate` builds until this is set
+
+
+def _database(literals: list[str]) -> Any:
+    """The database finding `literals` (literal `i` reports id `i`): the one an earlier process kept
+    in the cache folder where it loads, else compiled (and kept)."""
+    name = _kept_name(literals)
+    body = cachedir.read(name)
+    if body is not None:
+        try:
+            db = _hs.loadb(bytes(body), _hs.HS_MODE_BLOCK)
+            db.scratch = _hs.Scratch(db)
+            return db
+        except Exception:  # noqa: BLE001 - another hyperscan build or platform: compiled anew below
+            pass
+    db = _hs.Database(mode=_hs.HS_MODE_BLOCK)
+    db.compile(expressions=[_escape(lit) for lit in literals], ids=list(range(len(literals))),
+               elements=len(literals), flags=[_hs.HS_FLAG_SINGLEMATCH] * len(literals))
+    if os.getpid() == _owner:
+        cachedir.write(name, _hs.dumpb(db))
+    return db
+
+
+def _kept_name(literals: list[str]) -> str:
+    """The cached database's file name: the literals it finds (their sha256) and the binding's version."""
+    digest = hashlib.sha256("\0".join(literals).encode("utf-8", "surrogatepass")).hexdigest()[:16]
+    return f"hyperscan{getattr(_hs, '__version__', '')}-{digest}.db"
 
 
 def gate(text: str, patterns: Sequence[Any]) -> Gate | None:
@@ -126,7 +158,7 @@ def gate(text: str, patterns: Sequence[Any]) -> Gate | None:
         return None
     if not _CANDS:
         _offered += len(text)
-        if _offered < BUILD_CHARS:
+        if _offered < (BUILD_CHARS if cachedir.folder() is not None else BUILD_CHARS_UNKEPT):
             return None
         _build(patterns)
     if _DB is None or not _CANDS:
