@@ -10,6 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+import regex
 
 pytest.importorskip("hyperscan", reason="the [fast] extra (hyperscan) is not installed: pip install -e '.[fast]'")
 
@@ -18,7 +19,7 @@ from hypothesis import given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
 from sanitizer import Sanitizer  # noqa: E402
-from sanitizer.secrets import anchors, prefilter  # noqa: E402
+from sanitizer.secrets import anchors, near, prefilter  # noqa: E402
 from sanitizer.secrets import scan as secrets  # noqa: E402
 
 
@@ -96,6 +97,53 @@ def test_redaction_is_the_same_with_and_without(pieces: list[str], ascii_only: b
         fast, plain = both(mp, secrets.redact, text)
         assert fast == plain
         assert both(mp, secrets.redact_many, [text, text * 3])[0] == secrets.redact_many([text, text * 3])
+
+
+# Every char `regex` takes for `\s`, each ASCII letter of the finders in both cases, and what
+# follows a finder's literal: a text made of these tries the finder shapes at their edges.
+_SPACES = [c for c in map(chr, range(0x3001)) if regex.match(r"\s", c)] + ["\u3000"]
+_SHAPE_PIECES = [*near.FOLLOWS, *(lit.upper() for lit in near.FOLLOWS), "Pass", "sIg", "nature", "ord", "or", "d",
+                 "s", "_", "-", "=", ":", '"', "'", "\\", "\\\\", "é", "的", "🙂", "a" * 6, "Z" * 24, "7" * 27, "x",
+                 *_SPACES]
+
+
+def test_the_finder_shapes_are_the_finders_of_near() -> None:
+    assert list(prefilter.FINDER_SHAPES) == list(near.FOLLOWS)
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.sampled_from(_SHAPE_PIECES), min_size=1, max_size=40))
+def test_a_finder_the_pass_calls_quiet_finds_nothing(pieces: list[str]) -> None:
+    """`Gate.quiet` is sound: a finder it names has no match in the lowered text (so not running
+    it changes nothing), whatever spaces, quotes, escapes and cases surround its literal."""
+    text = "".join(pieces) + "\n" + "~" * prefilter.MIN_CHARS
+    gate = prefilter.gate(text, secrets.PATTERNS)
+    assert gate is not None
+    low = near.ascii_lower(text)
+    for lit in gate.quiet:
+        assert near.finder(lit).search(low) is None, (lit, text[:200])
+
+
+def test_no_finder_an_example_needs_is_called_quiet() -> None:
+    """On every example of every kind, true and false, a finder that matches is never quiet."""
+    matched = 0
+    for example in TRUE + FALSE:
+        text = example + "\n" + "~" * prefilter.MIN_CHARS
+        gate = prefilter.gate(text, secrets.PATTERNS)
+        low = near.ascii_lower(text)
+        found = {lit for lit in near.FOLLOWS if near.finder(lit).search(low)}
+        assert not found & set(gate.quiet), (example, found & set(gate.quiet))
+        matched += len(found)
+    assert matched > 40 and "." in {lit for e in TRUE for lit in near.FOLLOWS
+                                    if near.finder(lit).search(near.ascii_lower(e))}
+
+
+def test_the_pass_calls_most_finders_quiet_on_plain_prose() -> None:
+    text = "The quick brown fox jumps over the lazy dog. Its key: passing tokens around.\n" * 40
+    gate = prefilter.gate(text, secrets.PATTERNS)
+    assert gate is not None and "key" not in gate.quiet and "." in gate.quiet and "token" in gate.quiet
+    assert all(near.finder(lit).search(near.ascii_lower(text)) is None for lit in gate.quiet)
+    assert near.finder("key").search(near.ascii_lower(text)) is not None
 
 
 def test_long_texts_agree(monkeypatch: pytest.MonkeyPatch) -> None:

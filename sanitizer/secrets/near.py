@@ -9,7 +9,7 @@ windows before them: the same matches as `finditer`, for a fraction of the cost.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 
 import regex
 
@@ -48,12 +48,13 @@ def ascii_lower(text: str) -> str:
 
 
 
-def anchored(sp: SecretPattern, text: str, low: str, hits: dict[str, list[int]]) -> Iterator[regex.Match[str]]:
+def anchored(sp: SecretPattern, text: str, low: str, hits: dict[str, Sequence[int]]) -> Iterator[regex.Match[str]]:
     """The matches `sp.pattern.finditer(text)` gives, found by trying the pattern next to anchors.
 
     `low` is `ascii_lower(text)`, of the same length, so its positions are positions in `text`; a
     finder (literal + what follows it, all lower case) matches in `low` where `(?i)` would in
-    `text`.  `hits` caches each literal's finder positions for this text.
+    `text`.  `hits` caches each literal's finder positions for this text (the `[fast]` pass fills
+    in none for a finder it proves has no match).
     """
     for lit, _ in sp.anchors:
         if lit not in hits:

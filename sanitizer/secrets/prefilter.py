@@ -57,20 +57,39 @@ def _escape(literal: str) -> bytes:
     return b"".join(b"\\x%02x" % b for b in literal.encode("utf-8"))
 
 
-class Gate:
-    """Which anchor literals one text holds, and so which patterns cannot match it."""
+# What each finder of `near` matches (an anchor literal and what follows it, in the lowered text),
+# as a hyperscan expression over the text's UTF-8 bytes ignoring ASCII case: it matches wherever
+# the finder does (`\s` is widened to any byte of a multi-byte char, where Unicode spaces are).  A
+# text where one does not match gives that finder no hit, so it is not run (`Gate.quiet`).
+_WS = rb"[\s\x80-\xff]"
+_SEP = rb"(?:\\*[\"'])?" + _WS + rb"*[=:]"
+FINDER_SHAPES: dict[str, bytes] = {
+    "token": b"token" + _SEP, "key": b"key" + _SEP, "secret": b"secret" + _SEP,
+    "passw": rb"passw(?:or)?d" + _SEP, "pass": b"pass" + _SEP, "pwd": b"pwd" + _SEP, "sig": rb"sig(?:nature)?=",
+    "credential": rb"credentials?" + _SEP, "access": rb"access_?key", "authorization": b"authorization" + _SEP,
+    "cookie": rb"cookie(?:\\*[\"'])?" + _WS + rb"*:", ".": rb"[a-z0-9_-]{24}\.[a-z0-9_-]{6}\.[a-z0-9_-]{27}",
+}
 
-    __slots__ = ("open", "text")
+
+class Gate:
+    """Which anchor literals one text holds, and so which patterns cannot match it; and which
+    finders find nothing in it."""
+
+    __slots__ = ("open", "quiet", "text")
 
     def __init__(self, text: str, present: set[int]) -> None:
         self.text = text
         # The gated patterns all of whose candidates have a literal present, found from the few
         # literals present rather than by checking every pattern's candidates.
         met: dict[int, set[int]] = {}
+        users = _USERS
         for lit in present:
-            for index, cand in _USERS[lit]:
-                met.setdefault(index, set()).add(cand)
+            if lit < len(users):
+                for index, cand in users[lit]:
+                    met.setdefault(index, set()).add(cand)
         self.open = {index for index, cands in met.items() if len(cands) == len(_CANDS[index])}
+        base = len(users)  # the anchor literals whose finder has no match in the text:
+        self.quiet = tuple(lit for j, lit in enumerate(FINDER_SHAPES) if base + j not in present)
 
     def absent(self, index: int) -> bool:
         """True when pattern `index` is gated and one of its candidates is absent: no match."""
@@ -120,14 +139,18 @@ def _build(patterns: Sequence[Any]) -> None:
         for cand, lit_ids in enumerate(ids):
             for lit in set(lit_ids):
                 users[lit].append((index, cand))
-    _USERS, _DB = [tuple(u) for u in users], _database(list(literals)) if literals else None
+    _USERS, _DB = [tuple(u) for u in users], _database(list(literals))
     _CANDS = cands_of  # last: `gate` builds until this is set
 
 
 def _database(literals: list[str]) -> Any:
-    """The database finding `literals` (literal `i` reports id `i`): the one an earlier process kept
-    in the cache folder where it loads, else compiled (and kept)."""
-    name = _kept_name(literals)
+    """The database finding `literals` (literal `i` reports id `i`), then the `FINDER_SHAPES` (ids
+    from `len(literals)`): the one an earlier process kept in the cache folder where it loads,
+    else compiled (and kept)."""
+    expressions = [_escape(lit) for lit in literals] + list(FINDER_SHAPES.values())
+    flags = [_hs.HS_FLAG_SINGLEMATCH] * len(literals) + [_hs.HS_FLAG_SINGLEMATCH | _hs.HS_FLAG_CASELESS] * len(
+        FINDER_SHAPES)
+    name = _kept_name(expressions, flags)
     body = cachedir.read(name)
     if body is not None:
         try:
@@ -137,16 +160,15 @@ def _database(literals: list[str]) -> Any:
         except Exception:  # noqa: BLE001 - another hyperscan build or platform: compiled anew below
             pass
     db = _hs.Database(mode=_hs.HS_MODE_BLOCK)
-    db.compile(expressions=[_escape(lit) for lit in literals], ids=list(range(len(literals))),
-               elements=len(literals), flags=[_hs.HS_FLAG_SINGLEMATCH] * len(literals))
+    db.compile(expressions=expressions, ids=list(range(len(expressions))), elements=len(expressions), flags=flags)
     if os.getpid() == _owner:
         cachedir.write(name, _hs.dumpb(db))
     return db
 
 
-def _kept_name(literals: list[str]) -> str:
-    """The cached database's file name: the literals it finds (their sha256) and the binding's version."""
-    digest = hashlib.sha256("\0".join(literals).encode("utf-8", "surrogatepass")).hexdigest()[:16]
+def _kept_name(expressions: list[bytes], flags: list[int]) -> str:
+    """The cached database's file name: what it finds (a sha256) and the binding's version."""
+    digest = hashlib.sha256(repr((expressions, flags)).encode()).hexdigest()[:16]
     return f"hyperscan{getattr(_hs, '__version__', '')}-{digest}.db"
 
 

@@ -156,10 +156,12 @@ def _redact_once(text: str, fast: bool, starts: list[int] | None = None) -> tupl
     rescan = False
     low: str | None = None
     can = _may_match(text) if fast and len(text) <= _ALL_LEADS_CHARS else None  # else all may
-    hits: dict[str, list[int]] = {}
+    hits: dict[str, Sequence[int]] = {}
     gated = fast  # `fast` turns off below for the folded patterns only
     # The `[fast]` extra: one pass finds which patterns can match (the same result, see prefilter).
     gate = _prefilter.gate(text, PATTERNS) if fast and _prefilter.ENABLED else None
+    if gate is not None:
+        hits.update(dict.fromkeys(gate.quiet, ()))  # finders the pass found nothing for: not run
     for index, sp in enumerate(PATTERNS):
         if can is not None and index not in can:
             continue  # none of its leads in the text: no match
@@ -212,6 +214,8 @@ def _redact_once(text: str, fast: bool, starts: list[int] | None = None) -> tupl
             hits.clear()
             if gate is not None:
                 gate = _prefilter.gate(text, PATTERNS)
+                if gate is not None:
+                    hits.update(dict.fromkeys(gate.quiet, ()))
     return text, removed, rescan
 
 
