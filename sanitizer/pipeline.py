@@ -134,8 +134,10 @@ class Sanitizer:
     def _run(self, doc: Document, mode: str, budget: int | None, repair: str, defer_tokens: bool,
              format: str | None, clean: Collection[str] = ()) -> Result:
         started = time.perf_counter()
-        adapter = formats.by_name(format) if format else self.adapter_for(doc)
-        views = list(adapter.views(doc))
+        forced = format or self.format
+        # Detecting the format may have read the views already (telling two claimants apart).
+        adapter, read = (formats.by_name(forced), None) if forced else formats.detect_views(doc)
+        views = read if read is not None else list(adapter.views(doc))
         counting = self.count_tokens or budget is not None  # a budget is kept in exact tokens
         report = Report(source=doc.source, format=adapter.name, preset=self.config.name,
                         encoding=self.counter.encoding_name if counting else None)

@@ -218,6 +218,43 @@ def test_detection_prefers_the_claimant_that_reads_the_messages() -> None:
     assert formats.detect(doc).name == "openai_chat"
 
 
+def test_the_views_read_to_tell_claimants_apart_are_those_the_run_uses() -> None:
+    """Telling two claimants apart reads their views; the run takes the winner's, not a second reading."""
+    from sanitizer import Sanitizer, formats
+    from sanitizer.formats.base import Adapter
+    from sanitizer.formats.openai_chat import OpenAIChat
+
+    reads: list[str] = []
+
+    class Counted(OpenAIChat):
+        def views(self, doc: object):  # noqa: ANN201
+            reads.append(self.name)
+            return super().views(doc)
+
+    class Greedy(Adapter):  # claims everything with the top score and reads nothing
+        name = "greedy"
+
+        def sniff(self, doc: object) -> int:
+            return 10**6
+
+        def views(self, doc: object):  # noqa: ANN201
+            return iter(())
+
+    from sanitizer.secrets.kinds import AN, fake
+
+    token = "gh" + "p_" + fake(AN, 36, 7)  # made up, split so no scanner takes this file for a leak
+    messages = [{"role": "user", "content": f"push with {token}"}, {"role": "assistant", "content": "pushed"}]
+    saved = formats.ADAPTERS
+    try:
+        formats.ADAPTERS = (Greedy(), *(Counted() if a.name == "openai_chat" else a for a in saved))
+        detected = Sanitizer(count_tokens=False).sanitize(messages)
+        assert reads == ["openai_chat"] and detected.report.format == "openai_chat"
+    finally:
+        formats.ADAPTERS = saved
+    forced = Sanitizer(count_tokens=False, format="openai_chat").sanitize(messages)
+    assert detected.output == forced.output and detected.output != messages
+
+
 @pytest.mark.parametrize("jobs", ["1", "2"])
 def test_an_undetectable_file_among_many_exits_2_and_the_others_are_written(tmp_path: Path, session: Path,
                                                                             jobs: str) -> None:

@@ -43,6 +43,12 @@ def detect(doc: Document) -> Adapter:
     messages as the surest one (which may read none), that claimant wins instead: a wrong reading
     is never silent.
     """
+    return detect_views(doc)[0]
+
+
+def detect_views(doc: Document) -> tuple[Adapter, list[View] | None]:
+    """`detect`, and the views of the adapter chosen where telling the claimants apart read them
+    (None where it did not, or where they could not be read): a caller about to read them takes these."""
     best, best_score = None, 0
     claimants = []
     for adapter in ADAPTERS:
@@ -55,21 +61,31 @@ def detect(doc: Document) -> Adapter:
         names = ", ".join(a.name for a in ADAPTERS)
         raise FormatError(f"{doc.source}: could not detect the conversation format; pass --format ({names})")
     if len(claimants) > 1 and doc.records:
-        got = message_count(best, doc)
+        read = {a: _views(a, doc) for a, _ in claimants}
+        got = _messages(read[best])
         # the most messages; then the surest; then the earlier adapter
-        counts = [(message_count(a, doc), score, -i, a) for i, (a, score) in enumerate(claimants) if a is not best]
+        counts = [(_messages(read[a]), score, -i, a) for i, (a, score) in enumerate(claimants) if a is not best]
         most = max(counts, key=lambda c: c[:3])
-        if most[0] > 2 * got:
-            return most[3]
-    return best
+        winner = most[3] if most[0] > 2 * got else best
+        return winner, read[winner]
+    return best, None
 
 
 def message_count(adapter: Adapter, doc: Document) -> int:
     """How many messages `adapter` reads from `doc` (0 when the shapes are not its own)."""
+    return _messages(_views(adapter, doc))
+
+
+def _views(adapter: Adapter, doc: Document) -> list[View] | None:
+    """The views `adapter` reads from `doc`, or None when the shapes are not its own."""
     try:
-        return sum(len(view.messages) for view in adapter.views(doc))
+        return list(adapter.views(doc))
     except (KeyError, TypeError, AttributeError, ValueError, IndexError):
-        return 0
+        return None
+
+
+def _messages(views: list[View] | None) -> int:
+    return sum(len(view.messages) for view in views) if views is not None else 0
 
 
 def read_views(obj: Any, format: str | None = None) -> list[View]:
