@@ -99,3 +99,31 @@ def test_the_cheap_guard_never_changes_which_lines_are_evidence(line: str) -> No
     line = line.replace("\n", " ")
     reference = evidence._LINE.match(line) is not None or evidence._INSIDE.search(line) is not None
     assert evidence.is_error_line(line) == reference
+
+
+_LINE_PIECES = ["Error: x", "error", "ERROR ", "FAILED ", "fatal: y", "panic: z", "npm ERR! q", "CategoryInfo : w",
+                "exit code 2", "Exit code 1", "status", "E   assert 1", "** (RuntimeError) r", "Traceback (most recent "
+                "call last)", "ValueError: v", "\x1b[31m", "\r", " ", "x", "\n", "\n\n", "中", "\t"]
+
+
+def _reference(text: str, limit: int) -> tuple[tuple[str, ...], int, bool]:
+    """What `find` gives, the slow way: every line holding a literal, judged in order."""
+    from sanitizer.textkit import evidence
+
+    seen: dict[str, None] = {}
+    traceback = False
+    for line in text.split("\n"):
+        if any(lit in line for lit in evidence._LITERALS):
+            verdict = evidence._verdict(line)
+            if verdict == evidence._TRACEBACK_LINE:
+                traceback = True
+            elif verdict:
+                seen.setdefault(verdict, None)
+    return tuple(seen)[:limit], len(seen), traceback
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.sampled_from(_LINE_PIECES) | st.text(max_size=4), max_size=40).map("".join), st.integers(1, 6))
+def test_find_judges_every_line_holding_a_literal_once_in_order(text: str, limit: int) -> None:
+    ev = find(text, limit)
+    assert (ev.lines, ev.count, ev.traceback) == _reference(text, limit)

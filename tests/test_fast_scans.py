@@ -27,7 +27,7 @@ from sanitizer.run import dataset as stream
 from sanitizer.run import lines as stream_lines
 from sanitizer.secrets import contract, near, walk
 from sanitizer.secrets import scan as secrets
-from sanitizer.textkit import evidence, spans
+from sanitizer.textkit import spans
 from sanitizer.textkit.keywords import KeywordPattern, Scanner
 from sanitizer.tokens.counter import get_encoding
 
@@ -317,8 +317,7 @@ def test_known_encoding_facts_equal_the_vocabulary() -> None:
 
 # --- keyword patterns ----------------------------------------------------------------------------
 
-KEYWORD_PATTERNS = {"spans.ERROR": spans.ERROR, "tool_output._ERROR_TOKEN": tool_output._ERROR_TOKEN,
-                    "evidence._FIND": evidence._FIND}
+KEYWORD_PATTERNS = {"spans.ERROR": spans.ERROR, "tool_output._ERROR_TOKEN": tool_output._ERROR_TOKEN}
 KEYWORD_BITS = ["Error", "Errors", "ERR!", "ERROR", "exit", "Exit", "status", "assert", "** (", "CategoryInfo", "Exception", "Traceback", "Traceback (most recent call last)", "FAILED", "ERROR",
                 "error", "error[E0308]", "fatal", "panic", "npm ERR!", "<tool_use_error>", "exit code", ":", "_", "x",
                 " ", "\n", "E", "r", "(", "[", "]", "é", "\u212a"]

@@ -13,17 +13,17 @@ exception name followed by its message:
 - non-zero exit statements (`exited with code 2`, `make: *** [all] Error 2`).
 
 A Traceback header is evidence but not a line worth quoting: its exception line is.  Candidate
-lines are found with `str.find` on a few literals (`KeywordPattern`), so a text without errors is
-scanned at `find` speed and each line is tried at most once.
+lines are found with `str.find` on a few literals, so a text without errors is scanned at `find`
+speed and each line is tried at most once.
 """
 
 from __future__ import annotations
 
+import heapq
 from dataclasses import dataclass
 
 import regex
 
-from sanitizer.textkit.keywords import KeywordPattern, Scanner
 from sanitizer.textkit.lazy import lazy_pattern
 
 LINE_CHARS = 160
@@ -33,7 +33,6 @@ _LITERALS = ("Error", "error", "ERROR", "Exception", "FAILED", "fatal", "panic",
              "Exit", "status", "assert", "Traceback", "** (")
 # Any occurrence of a literal marks its line as a candidate: every line the patterns below accept
 # holds one of the literals.
-_FIND = KeywordPattern(lazy_pattern("|".join(regex.escape(x) for x in _LITERALS)), _LITERALS)
 _LINE = lazy_pattern(
     r"[ \t>|+]*+(?:"
     r"(?:E[ \t]++)?[\w.]{0,80}?(?:Error|Exception)(?::|[ \t]*+$)|"
@@ -123,16 +122,32 @@ def _verdict(line: str) -> str:
 
 
 def find(text: str, limit: int = LIMIT) -> Evidence:
-    """Error evidence of `text`: its first `limit` distinct error lines and their total count."""
-    scanner = Scanner(_FIND, text)
+    """Error evidence of `text`: its first `limit` distinct error lines and their total count.
+
+    Each line holding a literal is judged once, in order: the next occurrence of every literal
+    is kept in a heap, and found again only once the walk has passed it.
+    """
+    heap = [(at, lit) for lit in _LITERALS if (at := text.find(lit)) >= 0]
+    if not heap:
+        return _NONE
+    heapq.heapify(heap)
     seen: dict[str, None] = {}
     traceback = False
-    pos = 0
     verdicts = _verdicts
-    while (m := scanner.search(pos)) is not None:
-        start = text.rfind("\n", 0, m.start()) + 1
-        end = text.find("\n", m.start())
-        end = len(text) if end < 0 else end
+    size = len(text)
+    pos = 0  # the start of the first line not yet judged
+    while heap:
+        at, lit = heap[0]
+        if at < pos:
+            at = text.find(lit, pos)
+            if at < 0:
+                heapq.heappop(heap)
+            else:
+                heapq.heapreplace(heap, (at, lit))
+            continue
+        start = text.rfind("\n", pos, at) + 1 or pos
+        end = text.find("\n", at)
+        end = size if end < 0 else end
         line = text[start:end]
         pos = end + 1
         verdict = verdicts.get(line)
@@ -144,7 +159,8 @@ def find(text: str, limit: int = LIMIT) -> Evidence:
             traceback = True
         elif verdict:
             seen.setdefault(verdict, None)
-        if pos > len(text):
-            break
     lines = tuple(seen)
     return Evidence(lines[:limit], len(lines), traceback)
+
+
+_NONE = Evidence()
