@@ -41,8 +41,10 @@ FRAGMENTS = [*TRUE, *FALSE, " ", "\n", "\\n", "=", ":", '"', "'", "/", ".", "-",
 
 @pytest.fixture(autouse=True)
 def _built(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The database built on the first text long enough (a run builds it after `BUILD_CHARS`)."""
+    """The databases built on the first text long enough (a run builds them after `BUILD_CHARS`
+    and `FINDERS_CHARS`)."""
     monkeypatch.setattr(prefilter, "BUILD_CHARS", 0)
+    monkeypatch.setattr(prefilter, "FINDERS_CHARS", 0)
 
 
 def test_every_match_holds_its_anchors() -> None:
@@ -118,7 +120,7 @@ def test_a_finder_the_pass_calls_quiet_finds_nothing(pieces: list[str]) -> None:
     it changes nothing), whatever spaces, quotes, escapes and cases surround its literal."""
     text = "".join(pieces) + "\n" + "~" * prefilter.MIN_CHARS
     gate = prefilter.gate(text, secrets.PATTERNS)
-    assert gate is not None
+    assert gate is not None and prefilter._FINDER_DB is not None
     low = near.ascii_lower(text)
     for lit in gate.quiet:
         assert near.finder(lit).search(low) is None, (lit, text[:200])
@@ -190,24 +192,10 @@ def test_with_no_cache_folder_the_database_waits_longer(monkeypatch: pytest.Monk
     assert [prefilter.gate(text, secrets.PATTERNS) is None for _ in range(4)] == [True, True, False, False]
 
 
-def _literals_present(texts: list[str]) -> list[set[int]]:
-    """Which literal ids the built database finds in each text."""
-    found: list[set[int]] = []
-
-    def hit(i: int, *_: object) -> int:
-        found[-1].add(i)
-        return 0
-
-    for text in texts:
-        found.append(set())
-        prefilter._DB.scan(text.encode("utf-8", "surrogatepass"), match_event_handler=hit)
-    return found
-
-
-def test_the_database_is_kept_and_a_foreign_one_compiled_anew(monkeypatch: pytest.MonkeyPatch,
-                                                                tmp_path: Path) -> None:
-    """The first build keeps the compiled database; the next loads it (no compile) and finds the
-    same literals; a kept file this hyperscan does not load is compiled anew and replaced."""
+def test_the_databases_are_kept_and_a_foreign_one_compiled_anew(monkeypatch: pytest.MonkeyPatch,
+                                                                 tmp_path: Path) -> None:
+    """The first build keeps each compiled database; the next loads them (no compile) and finds
+    the same; a kept file this hyperscan does not load is compiled anew and replaced."""
     import hyperscan
 
     from sanitizer import cachedir
@@ -224,17 +212,54 @@ def test_the_database_is_kept_and_a_foreign_one_compiled_anew(monkeypatch: pytes
     monkeypatch.setattr(hyperscan, "Database", Counting)
     texts = [*TRUE, *FALSE, "token= key: secret passw AKIA sk- xoxb- ghp_ ." * 3]
 
-    def build() -> list[set[int]]:
+    def build() -> tuple[list[set[int]], list[set[int]]]:
         monkeypatch.setattr(prefilter, "_CANDS", [])
         monkeypatch.setattr(prefilter, "_DB", None)
-        prefilter._build(secrets.PATTERNS)
-        return _literals_present(texts)
+        monkeypatch.setattr(prefilter, "_FINDER_DB", None)
+        monkeypatch.setattr(prefilter, "_finders_compiled", False)
+        assert prefilter.gate("x" * prefilter.MIN_CHARS, secrets.PATTERNS) is not None
+        return _present(prefilter._DB, texts), _present(prefilter._FINDER_DB, texts)
 
-    compiled = build()
-    kept = [p for p in tmp_path.iterdir() if p.name.startswith("hyperscan")]
-    assert len(compiles) == 1 and len(kept) == 1
-    assert build() == compiled and len(compiles) == 1  # loaded, not compiled
-    assert sum(map(len, compiled)) > len(texts)  # the texts hold literals: the comparison says something
-    cachedir.write(kept[0].name, b"not a database")
-    assert build() == compiled and len(compiles) == 2
-    assert build() == compiled and len(compiles) == 2  # the replaced file loads again
+    built = build()
+    kept = sorted(p for p in tmp_path.iterdir() if p.name.startswith("hyperscan"))
+    assert len(compiles) == 2 and len(kept) == 2
+    assert build() == built and len(compiles) == 2  # loaded, not compiled
+    assert sum(map(len, built[0])) > len(texts) and sum(map(len, built[1])) > 10  # the comparison says something
+    for file in kept:
+        cachedir.write(file.name, b"not a database")
+    assert build() == built and len(compiles) == 4
+    assert build() == built and len(compiles) == 4  # the replaced files load again
+
+
+def test_the_finders_database_waits_for_more_text_unless_kept(monkeypatch: pytest.MonkeyPatch,
+                                                               tmp_path: Path) -> None:
+    """Compiling the finders' shapes costs more than the literals: a run compiles them only past
+    `FINDERS_CHARS`, and a later run loads the kept ones with the literals'."""
+    monkeypatch.setenv("SANITIZER_CACHE_DIR", str(tmp_path))
+    monkeypatch.setattr(prefilter, "FINDERS_CHARS", 3 * prefilter.MIN_CHARS)
+
+    def fresh() -> None:
+        for name, value in (("_CANDS", []), ("_DB", None), ("_FINDER_DB", None), ("_finders_compiled", False),
+                            ("_offered", 0)):
+            monkeypatch.setattr(prefilter, name, value)
+
+    fresh()
+    text = "token = 1\n" + "x" * prefilter.MIN_CHARS
+    quiet = [prefilter.gate(text, secrets.PATTERNS).quiet for _ in range(4)]
+    assert quiet[0] == quiet[1] == () and quiet[2] == quiet[3] and "." in quiet[2] and "token" not in quiet[2]
+    fresh()
+    assert prefilter.gate(text, secrets.PATTERNS).quiet == quiet[2]  # kept: from the first text on
+
+
+def _present(db: object, texts: list[str]) -> list[set[int]]:
+    """Which expression ids `db` finds in each text."""
+    found: list[set[int]] = []
+
+    def hit(i: int, *_: object) -> int:
+        found[-1].add(i)
+        return 0
+
+    for text in texts:
+        found.append(set())
+        db.scan(text.encode("utf-8", "surrogatepass"), match_event_handler=hit)
+    return found

@@ -8,10 +8,13 @@ skipped; the others run as exact `regex` patterns over the whole text.  So the r
 the plain scan's, and without hyperscan installed (or with `SANITIZER_PLAIN=1`) the plain scan
 runs unchanged.
 
-The compiled database is kept in the cache folder (`sanitizer.cachedir`), in a file named after the
-literals it finds and the binding's version; one that this hyperscan does not load (another build,
-another machine) is compiled anew and kept again.  Whoever can write that folder can make the gate
-skip a pattern, as with the anchors kept beside it.
+A second database tells which finders of the case-ignoring patterns (`near`) find nothing in the
+text; those are not run (`Gate.quiet`).
+
+Both compiled databases are kept in the cache folder (`sanitizer.cachedir`), each in a file named
+after what it finds and the binding's version; one that this hyperscan does not load (another
+build, another machine) is compiled anew and kept again.  Whoever can write that folder can make
+the gate skip a pattern, as with the anchors kept beside them.
 """
 
 from __future__ import annotations
@@ -32,13 +35,20 @@ _hs: Any = None  # the hyperscan module, imported when the database is first bui
 # Below this many chars, the pass costs more than the pattern scans it can skip.
 MIN_CHARS = 2048
 # The gated scan saves about 50 ns a char of ASCII session text (75 plain against 25-29 gated).
-# Building the database costs about 3 ms where the cache folder keeps its parts (the hyperscan
-# import, the kept anchors, the kept database): it is built once the run has offered
-# `BUILD_CHARS`, which paid back on every corpus file offering that much.  With no cache folder it
-# costs about 30 ms (anchors derived 20 ms, database compiled 7 ms): built after
-# `BUILD_CHARS_UNKEPT`.  The first build where the folder keeps nothing yet pays the 30 ms once.
+# Building the literals' database costs about 3 ms where the cache folder keeps its parts (the
+# hyperscan import, the kept anchors, the kept database): it is built once the run has offered
+# `BUILD_CHARS` (16 K: 3-4 ms faster than 32 K on the corpus files of 65-235 KB, 2-3 ms slower on
+# those of 26-34 KB).  With nothing kept it costs about 25 ms (anchors derived 20 ms, compiled
+# 5 ms), paid once where a cache folder keeps it; with no cache folder, at every run past
+# `BUILD_CHARS_UNKEPT`.
 BUILD_CHARS = 1 << 14
 BUILD_CHARS_UNKEPT = 1 << 18
+# The finders' database saves the runs of finders that find nothing, about 5 ms a MB of session;
+# compiling it costs about 30 ms.  Loaded where it is kept, it is compiled (and kept) once the run
+# has offered `FINDERS_CHARS` (a run of that size once paid for a compile), or with no cache
+# folder `FINDERS_CHARS_UNKEPT`.
+FINDERS_CHARS = 1 << 18
+FINDERS_CHARS_UNKEPT = 1 << 23
 _offered = 0
 _owner = os.getpid()  # only this process writes the kept database, not a forked worker
 
@@ -77,19 +87,17 @@ class Gate:
 
     __slots__ = ("open", "quiet", "text")
 
-    def __init__(self, text: str, present: set[int]) -> None:
+    def __init__(self, text: str, present: set[int], finders: set[int] | None = None) -> None:
         self.text = text
         # The gated patterns all of whose candidates have a literal present, found from the few
         # literals present rather than by checking every pattern's candidates.
         met: dict[int, set[int]] = {}
-        users = _USERS
         for lit in present:
-            if lit < len(users):
-                for index, cand in users[lit]:
-                    met.setdefault(index, set()).add(cand)
+            for index, cand in _USERS[lit]:
+                met.setdefault(index, set()).add(cand)
         self.open = {index for index, cands in met.items() if len(cands) == len(_CANDS[index])}
-        base = len(users)  # the anchor literals whose finder has no match in the text:
-        self.quiet = tuple(lit for j, lit in enumerate(FINDER_SHAPES) if base + j not in present)
+        # The anchor literals whose finder has no match in the text (none known without `finders`).
+        self.quiet = () if finders is None else tuple(lit for j, lit in enumerate(FINDER_SHAPES) if j not in finders)
 
     def absent(self, index: int) -> bool:
         """True when pattern `index` is gated and one of its candidates is absent: no match."""
@@ -112,13 +120,16 @@ class Gate:
 
 _CANDS: list[tuple[Candidate, ...]] = []
 _USERS: list[tuple[tuple[int, int], ...]] = []  # per literal id: (pattern, candidate) pairs it meets
-_DB: Any = None
+_DB: Any = None  # finds the anchor literals
+_FINDER_DB: Any = None  # finds the `FINDER_SHAPES`, once kept or compiled
+_finders_compiled = False
 
 
 def _build(patterns: Sequence[Any]) -> None:
-    """Derive every pattern's candidates and compile the database (built in locals, published
-    at the end, so a thread that races here only builds the same thing twice)."""
-    global _CANDS, _USERS, _DB, _hs, ENABLED
+    """Derive every pattern's candidates and build the literals' database; take the finders'
+    database where it is kept (built in locals, published at the end, so a thread that races here
+    only builds the same thing twice)."""
+    global _CANDS, _USERS, _DB, _FINDER_DB, _hs, ENABLED
     try:
         import hyperscan
     except ImportError:  # installed but broken: the plain way, as without the extra
@@ -139,37 +150,51 @@ def _build(patterns: Sequence[Any]) -> None:
         for cand, lit_ids in enumerate(ids):
             for lit in set(lit_ids):
                 users[lit].append((index, cand))
-    _USERS, _DB = [tuple(u) for u in users], _database(list(literals))
+    expressions = [_escape(lit) for lit in literals]
+    flags = [_hs.HS_FLAG_SINGLEMATCH] * len(literals)
+    db = (_kept(expressions, flags) or _compiled(expressions, flags)) if literals else None
+    _USERS, _DB, _FINDER_DB = [tuple(u) for u in users], db, _kept(*_finder_spec())
     _CANDS = cands_of  # last: `gate` builds until this is set
 
 
-def _database(literals: list[str]) -> Any:
-    """The database finding `literals` (literal `i` reports id `i`), then the `FINDER_SHAPES` (ids
-    from `len(literals)`): the one an earlier process kept in the cache folder where it loads,
-    else compiled (and kept)."""
-    expressions = [_escape(lit) for lit in literals] + list(FINDER_SHAPES.values())
-    flags = [_hs.HS_FLAG_SINGLEMATCH] * len(literals) + [_hs.HS_FLAG_SINGLEMATCH | _hs.HS_FLAG_CASELESS] * len(
-        FINDER_SHAPES)
-    name = _kept_name(expressions, flags)
-    body = cachedir.read(name)
-    if body is not None:
-        try:
-            db = _hs.loadb(bytes(body), _hs.HS_MODE_BLOCK)
-            db.scratch = _hs.Scratch(db)
-            return db
-        except Exception:  # noqa: BLE001 - another hyperscan build or platform: compiled anew below
-            pass
+def _finder_spec() -> tuple[list[bytes], list[int]]:
+    shapes = list(FINDER_SHAPES.values())
+    return shapes, [_hs.HS_FLAG_SINGLEMATCH | _hs.HS_FLAG_CASELESS] * len(shapes)
+
+
+def _kept(expressions: list[bytes], flags: list[int]) -> Any:
+    """The database an earlier process kept in the cache folder for these expressions (expression
+    `i` reports id `i`), or None where there is none this hyperscan loads."""
+    body = cachedir.read(_kept_name(expressions, flags))
+    if body is None:
+        return None
+    try:
+        db = _hs.loadb(bytes(body), _hs.HS_MODE_BLOCK)
+        db.scratch = _hs.Scratch(db)
+    except Exception:  # noqa: BLE001 - another hyperscan build or platform: compiled anew by the caller
+        return None
+    return db
+
+
+def _compiled(expressions: list[bytes], flags: list[int]) -> Any:
+    """The database of these expressions, compiled, and kept in the cache folder."""
     db = _hs.Database(mode=_hs.HS_MODE_BLOCK)
     db.compile(expressions=expressions, ids=list(range(len(expressions))), elements=len(expressions), flags=flags)
     if os.getpid() == _owner:
-        cachedir.write(name, _hs.dumpb(db))
+        cachedir.write(_kept_name(expressions, flags), _hs.dumpb(db))
     return db
 
 
 def _kept_name(expressions: list[bytes], flags: list[int]) -> str:
-    """The cached database's file name: what it finds (a sha256) and the binding's version."""
+    """A kept database's file name: what it finds (a sha256) and the binding's version."""
     digest = hashlib.sha256(repr((expressions, flags)).encode()).hexdigest()[:16]
     return f"hyperscan{getattr(_hs, '__version__', '')}-{digest}.db"
+
+
+def _compile_finders() -> None:
+    global _FINDER_DB, _finders_compiled
+    _finders_compiled = True  # tried once, whatever happens
+    _FINDER_DB = _compiled(*_finder_spec())
 
 
 def gate(text: str, patterns: Sequence[Any]) -> Gate | None:
@@ -178,22 +203,34 @@ def gate(text: str, patterns: Sequence[Any]) -> Gate | None:
     global _offered
     if not ENABLED or len(text) < MIN_CHARS:
         return None
+    _offered += len(text)
+    kept = cachedir.folder() is not None
     if not _CANDS:
-        _offered += len(text)
-        if _offered < (BUILD_CHARS if cachedir.folder() is not None else BUILD_CHARS_UNKEPT):
+        if _offered < (BUILD_CHARS if kept else BUILD_CHARS_UNKEPT):
             return None
         _build(patterns)
     if _DB is None or not _CANDS:
         return None
+    if _FINDER_DB is None and not _finders_compiled and _offered >= (
+            FINDERS_CHARS if kept else FINDERS_CHARS_UNKEPT):
+        _compile_finders()
     present: set[int] = set()
+    finders: set[int] = set()
 
     def hit(i: int, _s: int, _e: int, _f: int, _ctx: Any) -> int:
         present.add(i)
         return 0
 
+    def finder_hit(i: int, _s: int, _e: int, _f: int, _ctx: Any) -> int:
+        finders.add(i)
+        return 0
+
+    finder_db = _FINDER_DB
     try:
         data = text.encode() if text.isascii() else text.encode("utf-8", "surrogatepass")
         _DB.scan(data, match_event_handler=hit)
+        if finder_db is not None:
+            finder_db.scan(data, match_event_handler=finder_hit)
     except Exception:  # e.g. the scratch space in use by another thread: the plain way
         return None
-    return Gate(text, present)
+    return Gate(text, present, finders if finder_db is not None else None)
