@@ -171,6 +171,61 @@ def test_a_credential_hidden_by_json_escapes_in_a_damaged_line_is_found() -> Non
     assert new.startswith('{"content": "first line\\n[REDACTED:') and new.endswith('\\nnext", "cut')
 
 
+def _damaged_one_text_at_a_time(raw: str) -> tuple[str, list[str]]:
+    """`redact_damaged` as it was written before its scans were batched: every text scanned alone."""
+    from sanitizer.secrets import raw as rawmod
+
+    new, removed = secrets.redact(raw)
+    pieces: list[str] = []
+    pos = 0
+    for m in rawmod._STRING.finditer(new) if "\\" in new else ():
+        literal = m.group()
+        closed = len(literal) > 1 and literal.endswith('"') and not rawmod._odd_backslashes(literal)
+        body = literal[1:-1] if closed else literal[1:]
+        if "\\" not in body:
+            continue
+        try:
+            decoded = json.loads('"' + body.rstrip("\\") + '"')
+        except ValueError:
+            continue
+        red, more = secrets.redact(decoded)
+        if not more or red == decoded:
+            continue
+        pieces += [new[pos:m.start() + 1], json.dumps(red, ensure_ascii=False)[1:-1]]
+        pos = m.start() + 1 + len(body)
+        removed = removed + more
+    return ("".join([*pieces, new[pos:]]) if pieces else new), removed
+
+
+def _u_escaped(value: str) -> str:
+    """`value` with its first char written as a JSON `\\u` escape: the raw scan cannot see it."""
+    return f"\\u{ord(value[0]):04x}{value[1:]}"
+
+
+_DAMAGED_BITS = ['{"a": "', '", "b": "', '"', "\\n", '\\"', "\\u0041", "\\\\", " ", ",", "}", "password: ",
+                 "token=", *(planted(e[1])[0] for e in EXAMPLES[:6]), *(_u_escaped(planted(e[1])[0]) for e in EXAMPLES[:6])]
+
+
+@property_settings(200)
+@given(st.lists(st.lists(st.sampled_from(_DAMAGED_BITS), max_size=14).map("".join), min_size=1, max_size=5))
+def test_damaged_lines_scanned_in_batches_equal_each_alone(raws: list[str]) -> None:
+    from sanitizer.secrets.raw import redact_damaged_many
+
+    assert redact_damaged_many(raws) == [_damaged_one_text_at_a_time(raw) for raw in raws]
+
+
+def test_damaged_lines_with_several_hidden_values_in_batches_equal_each_alone() -> None:
+    from sanitizer.secrets.raw import redact_damaged_many
+
+    secrets_ = [planted(e[1])[0] for e in EXAMPLES[:4]]
+    raws = ['{"x": "a\\n' + _u_escaped(secrets_[0]) + '\\n", "y": "b\\n' + _u_escaped(secrets_[1]) + '", "z',
+            "plain line", '{"q": "\\"' + secrets_[2] + '\\"", "w": "' + _u_escaped(secrets_[3]) + '", "cut']
+    got = redact_damaged_many(raws)
+    assert got == [_damaged_one_text_at_a_time(raw) for raw in raws]
+    assert [len(removed) for _, removed in got] == [2, 0, 2] and got[1] == ("plain line", [])
+    assert not leaks(got[0][0] + got[2][0], [s[1:] for s in secrets_])  # found decoded, written again
+
+
 def test_json_text_is_scanned_decoded_where_escapes_hide_a_value() -> None:
     secret = planted(EXAMPLES[2][1])[0]
     args = json.dumps({"command": "cat log", "output": "ok\n" + secret, "note": 'a "password": "Zq9xW3vB7n"'})

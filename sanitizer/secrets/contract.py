@@ -21,7 +21,7 @@ from typing import Any
 from sanitizer.model import Damaged, Document, Path, Problem, View, get_at
 from sanitizer.report import Cut, RuleStats
 from sanitizer.secrets import scan as _secrets
-from sanitizer.secrets.raw import duplicates, redact_damaged, strings
+from sanitizer.secrets.raw import duplicates, redact_damaged, redact_damaged_many, strings
 from sanitizer.secrets.walk import (
     Walk,
     apply,
@@ -33,8 +33,8 @@ from sanitizer.secrets.walk import (
 
 _TEXT_KINDS = ("text", "thinking", "tool_result", "tool_call")
 
-__all__ = ["Found", "clean_strings", "guard_document", "record", "redact_json_text", "redact_json_texts", "redact_text",
-           "redact_tree", "settle_copies"]
+__all__ = ["Found", "clean_strings", "guard_document", "record", "redact_damaged", "redact_json_text", "redact_json_texts",
+           "redact_text", "redact_tree", "settle_copies"]
 
 
 @dataclass(slots=True)
@@ -172,12 +172,12 @@ def guard_document(doc: Document, views: Sequence[View], clean: Collection[str] 
     walk = Walk(leaves, subtrees)
     found: list[Found] = []
     counts: list[int] = [0] * len(doc.records)
+    damaged = [(i, rec) for i, rec in enumerate(doc.records) if isinstance(rec, Damaged) and rec.raw.strip()]
+    for (i, rec), (new, removed) in zip(damaged, redact_damaged_many([rec.raw for _, rec in damaged]), strict=True):
+        found.extend(_damaged(doc, i, rec, new, removed))
     for i, rec in enumerate(doc.records):
-        if isinstance(rec, Damaged):
-            if rec.raw.strip():
-                found.extend(_damaged(doc, i, rec))
-            continue
-        counts[i] = walk.record(i, doc.records)
+        if not isinstance(rec, Damaged):
+            counts[i] = walk.record(i, doc.records)
     for index, container, key, old, new, removed in apply(walk, clean):
         doc.dirty.add(index)
         found.append(Found(index, _path_to(doc.records[index], container, key), len(old), len(new),
@@ -232,8 +232,7 @@ def _path_to(root: Any, container: Any, key: Any) -> list[Any]:
     return []  # `container` is the record list: the record itself is the string
 
 
-def _damaged(doc: Document, index: int, rec: Damaged) -> list[Found]:
-    new, removed = redact_damaged(rec.raw)
+def _damaged(doc: Document, index: int, rec: Damaged, new: str, removed: list[str]) -> list[Found]:
     if not removed or new == rec.raw:
         return []
     old, rec.raw = rec.raw, new
