@@ -6,13 +6,17 @@ escapes, invalid UTF-8, a byte order mark, more than 1,024 levels of nesting), s
 orjson only when it holds no run of 19 digits (every 18-digit integer fits in 64 bits) and fewer
 opening brackets than the stdlib reader's nesting limit; any orjson error hands the text to
 `json`, whose value, error and message are the reader's.  Without orjson, or with
-`SANITIZER_PLAIN=1`, only `json` runs.  Only parsing: records are always written by `json`.
+`SANITIZER_PLAIN=1`, only `json` runs.
+
+Writing: a value read from text is written back with its 2-space indent by orjson where that gives
+`json`'s text (`dumps_indent2`); every other record is written by `json`.
 """
 
 from __future__ import annotations
 
 import importlib.util
 import os
+import re
 from typing import Any
 
 # Imported on the first read that uses it: its import (20 ms, uuid included) is more than it
@@ -79,3 +83,32 @@ def loads_unscanned(data: bytes) -> Any:
 
 WIDE = 2.0**63
 """An integer orjson turns into a float (below `-2**63`, above `2**64 - 1`) is at least this wide."""
+
+
+# orjson writes a float below 1e-4 in magnitude otherwise than `json` (`0.00001` and `1e-7`
+# against `1e-05` and `1e-07`), and only such a float: its text then holds `.0000`, or `e-` after
+# a digit (a string holding one sends the value to `json` too).  Two searches at `find` speed: a
+# pattern for both shapes tried every position (60 ms over 4 MB).
+_EXPONENT = re.compile(rb"e-[0-9]")
+
+
+def dumps_indent2(value: Any) -> str | None:
+    """`json.dumps(value, indent=2, ensure_ascii=False)` by orjson, or None where `json` must write it.
+
+    For a value `json_numbers.decoder` read: a non-finite number is then a `RawNumber`, which
+    orjson refuses (a plain `nan` it would write as `null`).  orjson also refuses an integer beyond
+    64 bits, a lone surrogate, a key that is not a string and nesting past 255 levels.
+    """
+    if not ENABLED:
+        return None
+    try:
+        module = _orjson()
+    except ImportError:
+        return None
+    try:
+        data = module.dumps(value, option=module.OPT_INDENT_2)
+    except TypeError:  # orjson.JSONEncodeError is one
+        return None
+    if data.find(b".0000") >= 0 or any(0x30 <= data[m.start() - 1] <= 0x39 for m in _EXPONENT.finditer(data, 1)):
+        return None
+    return data.decode()
