@@ -121,3 +121,43 @@ def test_a_long_quoted_patch_in_a_codex_patch_call_stays_put_on_a_second_run() -
     first = san.sanitize_text(text, "rollout.jsonl")
     assert "+x = 2" not in first.dumps()
     assert san.sanitize_text(first.dumps(), "rollout.jsonl").dumps() == first.dumps()
+
+
+_KEYS = ("command", "description", "timeout_ms", "timeout", "justification", "path", "a/b", 'say "hi"', "é")
+_VALUES = ("pytest -q", "*** Begin Patch\n*** Update File: a.py\n@@\n-x\n+y\n*** End Patch", "C:\\dev", "line\nnext",
+           "ok", 3, None, ["x"])
+
+
+@st.composite
+def raw_arguments(draw: st.DrawFn) -> str:
+    """Arguments as agents write them: any keys, compact or spaced, escaped or not, or not JSON at all."""
+    value = draw(st.dictionaries(st.sampled_from(_KEYS), st.sampled_from(_VALUES), max_size=5))
+    text = json.dumps(value, ensure_ascii=draw(st.booleans()),
+                      separators=(",", ":") if draw(st.booleans()) else None)
+    escaped = text.replace('"description"', '"descr\\u0069ption"').replace('"timeout"', '"time\\u006fut"')
+    return draw(st.sampled_from((text, text[:-1], "*** Begin Patch\n*** Add File: b\n+z\n*** End Patch", escaped)))
+
+
+@given(st.lists(st.tuples(st.sampled_from(("Bash", "shell", "TodoWrite", "Read", "apply_patch")), raw_arguments()),
+                min_size=1, max_size=6))
+@property_settings(300)
+def test_calls_skipped_unparsed_are_those_parsing_would_leave_alone(calls: list[tuple[str, str]]) -> None:
+    """The check that skips a call without parsing it skips only calls whose arguments the parse
+    would leave as they are."""
+    import pytest
+
+    from sanitizer.actions import calls as module
+
+    def run() -> list[tuple[str, str]]:
+        msgs: list[dict[str, Any]] = [{"role": "user", "content": "Do the work."}]
+        for k, (name, args) in enumerate(calls):
+            msgs.append({"role": "assistant", "content": None, "tool_calls": [
+                {"id": f"c{k}", "type": "function", "function": {"name": name, "arguments": args}}]})
+            msgs.append({"role": "tool", "tool_call_id": f"c{k}", "content": "ok"})
+        msgs.append({"role": "user", "content": "What is left?"})
+        return arguments(SAN.sanitize(msgs).output)
+
+    quick = run()
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(module, "_untouched", lambda text, drop, plan: False)
+        assert run() == quick

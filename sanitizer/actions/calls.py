@@ -130,17 +130,27 @@ def _plan_args(args: dict[str, Any], plans: _Plans, at: int) -> dict[str, Any]:
     return {**args, key: plan_diff("plan" if key == "plan" else "todos", before, plans.states[at][0])}
 
 
+def _untouched(text: str, drop: set[str], plan: bool) -> bool:
+    """True when the arguments cannot change: no escape (so every string is written as it reads),
+    no patch, not a plan tool, and no key to drop written anywhere in them."""
+    return ("\\" not in text and "*** Begin Patch" not in text and not plan
+            and not any(f'"{key}"' in text for key in drop))
+
+
 def _trim(part: Part, opts: TrimCallOptions, plans: _Plans) -> str | None:
     text = part.text
+    drop = set(opts.drop_keys) | (set(opts.shell_keys) if _is_shell(part.tool) else set())
+    plan = opts.plans and _is_plan_tool(part.tool)
+    if _untouched(text, drop, plan):  # most calls: no parse, no copy, no compare
+        return None
     value = _load(text)
     if not isinstance(value, dict):
         if opts.patches and value is None and "*** Begin Patch" in text:  # raw patch text (custom tool)
             out = patch_outline(text)
             return out if out != text else None
         return None
-    drop = set(opts.drop_keys) | (set(opts.shell_keys) if _is_shell(part.tool) else set())
     new = {k: v for k, v in value.items() if k not in drop}
-    if opts.plans and _is_plan_tool(part.tool) and id(part) in plans.order and value.get("merge") is not True:
+    if plan and id(part) in plans.order and value.get("merge") is not True:
         new = _plan_args(new, plans, plans.order[id(part)])
     if opts.patches:
         new = _outline_leaves(new)
