@@ -74,3 +74,38 @@ def test_a_paragraph_key_flattens_whitespace_as_the_pattern_does(text: str) -> N
     # `_key` joins `str.split` words where that gives what the whitespace pattern gives (six times as fast).
     flat = boilerplate._SPACE.sub(" ", text).strip()
     assert boilerplate._key(text) == hashlib.sha256(flat.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def _keys_computed(text: str, opts: boilerplate.BoilerplateOptions) -> tuple[str, ...]:
+    """What a text registers, computed afresh (the memo bypassed)."""
+    keys: list[str] = []
+    texts = [text]
+    for b in boilerplate._blocks(text, opts):
+        keys.append(boilerplate._key(text[b.inner_start:b.inner_end]))
+        texts.append(text[b.inner_start:b.inner_end])
+    for t in texts:
+        keys += [boilerplate._key(t[s:e]) for s, e in boilerplate._paragraphs(t) if e - s >= opts.min_chars]
+    return tuple(keys)
+
+
+@given(st.lists(st.sampled_from(PIECES), min_size=1, max_size=4).map("\n\n".join), st.sampled_from([20, 200, 400]))
+@property_settings(200)
+def test_a_remembered_text_registers_what_it_registers_afresh(text: str, min_chars: int) -> None:
+    """A text met again (a dataset's shared system prompt) registers from the memo what it
+    would register afresh, under the same options only."""
+    opts = boilerplate.BoilerplateOptions(min_chars=min_chars)
+    copy = "".join(list(text))  # an equal text, another object (as each parsed conversation holds)
+    assert boilerplate._keys_of(text, opts) == boilerplate._keys_of(copy, opts) == _keys_computed(text, opts)
+    other = boilerplate.BoilerplateOptions(min_chars=min_chars + 1, tags=("system-reminder",))
+    assert boilerplate._keys_of(copy, other) == _keys_computed(text, other)
+
+
+def test_the_memo_of_texts_stays_bounded(monkeypatch) -> None:  # noqa: ANN001
+    monkeypatch.setattr(boilerplate, "_keys", {})
+    monkeypatch.setattr(boilerplate, "_keys_chars", 0)
+    monkeypatch.setattr(boilerplate, "_KEYS_MAX", 8)
+    monkeypatch.setattr(boilerplate, "_KEYS_CHARS", 1000)
+    opts = boilerplate.BoilerplateOptions()
+    for i in range(50):
+        boilerplate._keys_of(f"{RULES} {i}", opts)
+        assert len(boilerplate._keys) <= 8 and boilerplate._keys_chars <= 1000 + len(RULES) + 3

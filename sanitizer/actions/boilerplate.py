@@ -89,17 +89,44 @@ def _first_seen(ctx: Context, parts: list[Part], opts: BoilerplateOptions) -> di
     for p in everything:
         if p.kind != "text" or p.dropped:
             continue
-        texts = [p.text]
-        for b in _blocks(p.text, opts):
-            inner = p.text[b.inner_start:b.inner_end]
-            first.setdefault(_key(inner), p.message)
-            texts.append(inner)  # its paragraphs too: an injected copy may come without the tags
-        for text in texts:
-            for s, e in _paragraphs(text):
-                if e - s >= opts.min_chars:
-                    first.setdefault(_key(text[s:e]), p.message)
+        for key in _keys_of(p.text, opts):
+            first.setdefault(key, p.message)
     ctx.cache["dedupe-boilerplate:first"] = (everything, len(everything), first)
     return first
+
+
+# The keys of a text, kept for the next conversation that holds the same text: a dataset's
+# conversations share their system prompt (taubench: 200 copies, hashed again in each one took 30
+# of its 330 ms).  A key depends on the text and the options alone.  Bounded in texts and in the
+# chars they hold (the texts are kept alive by the memo).
+_KEYS_MAX = 1 << 12
+_KEYS_CHARS = 1 << 24
+_keys: dict[tuple[BoilerplateOptions, str], tuple[str, ...]] = {}
+_keys_chars = 0
+
+
+def _keys_of(text: str, opts: BoilerplateOptions) -> tuple[str, ...]:
+    """The keys `text` registers, in order: each tagged block's inside, then every long paragraph
+    of the text and of each inside (an injected copy may come without the tags)."""
+    memo = (opts, text)
+    found = _keys.get(memo)
+    if found is not None:
+        return found
+    keys: list[str] = []
+    texts = [text]
+    for b in _blocks(text, opts):
+        inner = text[b.inner_start:b.inner_end]
+        keys.append(_key(inner))
+        texts.append(inner)
+    for t in texts:
+        keys.extend(_key(t[s:e]) for s, e in _paragraphs(t) if e - s >= opts.min_chars)
+    global _keys_chars
+    if len(_keys) >= _KEYS_MAX or _keys_chars + len(text) > _KEYS_CHARS:
+        _keys.clear()
+        _keys_chars = 0
+    _keys_chars += len(text)
+    found = _keys[memo] = tuple(keys)
+    return found
 
 
 def _edits(part: Part, opts: BoilerplateOptions, first: dict[str, int], injected: bool,
