@@ -193,14 +193,11 @@ def test_one_bad_file_among_many_the_good_ones_are_written(tmp_path: Path, sessi
     assert {k: v for k, v in snapshot(tmp_path).items() if not k.startswith("out")} == before
 
 
-def test_detection_prefers_the_claimant_that_reads_the_messages() -> None:
-    from sanitizer import formats
-    from sanitizer.document import loader
+def _greedy() -> object:
+    """An adapter that claims every input with the top score and reads nothing from it."""
     from sanitizer.formats.base import Adapter
 
-    doc = loader.from_text('[{"role": "user", "content": "hi"}, {"role": "assistant", "content": "yes"}]\n', "x")
-
-    class Greedy(Adapter):  # claims everything with the top score and reads nothing
+    class Greedy(Adapter):
         name = "greedy"
 
         def sniff(self, doc: object) -> int:
@@ -209,9 +206,18 @@ def test_detection_prefers_the_claimant_that_reads_the_messages() -> None:
         def views(self, doc: object):  # noqa: ANN201
             return iter(())
 
+    return Greedy()
+
+
+def test_detection_prefers_the_claimant_that_reads_the_messages() -> None:
+    from sanitizer import formats
+    from sanitizer.document import loader
+
+    doc = loader.from_text('[{"role": "user", "content": "hi"}, {"role": "assistant", "content": "yes"}]\n', "x")
+
     saved = formats.ADAPTERS
     try:
-        formats.ADAPTERS = (Greedy(), *saved)
+        formats.ADAPTERS = (_greedy(), *saved)
         assert formats.detect(doc).name == "openai_chat"
     finally:
         formats.ADAPTERS = saved
@@ -221,7 +227,6 @@ def test_detection_prefers_the_claimant_that_reads_the_messages() -> None:
 def test_the_views_read_to_tell_claimants_apart_are_those_the_run_uses() -> None:
     """Telling two claimants apart reads their views; the run takes the winner's, not a second reading."""
     from sanitizer import Sanitizer, formats
-    from sanitizer.formats.base import Adapter
     from sanitizer.formats.openai_chat import OpenAIChat
 
     reads: list[str] = []
@@ -231,22 +236,13 @@ def test_the_views_read_to_tell_claimants_apart_are_those_the_run_uses() -> None
             reads.append(self.name)
             return super().views(doc)
 
-    class Greedy(Adapter):  # claims everything with the top score and reads nothing
-        name = "greedy"
-
-        def sniff(self, doc: object) -> int:
-            return 10**6
-
-        def views(self, doc: object):  # noqa: ANN201
-            return iter(())
-
     from sanitizer.secrets.kinds import AN, fake
 
     token = "gh" + "p_" + fake(AN, 36, 7)  # made up, split so no scanner takes this file for a leak
     messages = [{"role": "user", "content": f"push with {token}"}, {"role": "assistant", "content": "pushed"}]
     saved = formats.ADAPTERS
     try:
-        formats.ADAPTERS = (Greedy(), *(Counted() if a.name == "openai_chat" else a for a in saved))
+        formats.ADAPTERS = (_greedy(), *(Counted() if a.name == "openai_chat" else a for a in saved))
         detected = Sanitizer(count_tokens=False).sanitize(messages)
         assert reads == ["openai_chat"] and detected.report.format == "openai_chat"
     finally:

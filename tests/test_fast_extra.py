@@ -170,14 +170,24 @@ def test_whole_runs_give_the_same_bytes_and_report(path: Path, monkeypatch: pyte
     assert fast[1] == plain[1]
 
 
+def _unbuilt(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The gate as a new process finds it: nothing offered, no database built."""
+    for name, value in (("_CANDS", []), ("_DB", None), ("_FINDER_DB", None), ("_finders_compiled", False),
+                        ("_offered", 0)):
+        monkeypatch.setattr(prefilter, name, value)
+
+
+def _gates_built(count: int) -> list[bool]:
+    """For `count` texts of `MIN_CHARS` offered one after the other: whether each got a gate."""
+    text = "x" * prefilter.MIN_CHARS
+    return [prefilter.gate(text, secrets.PATTERNS) is not None for _ in range(count)]
+
+
 def test_the_database_waits_for_enough_text(monkeypatch: pytest.MonkeyPatch) -> None:
     """A small run never pays for building the database; a larger one builds it once."""
     monkeypatch.setattr(prefilter, "BUILD_CHARS", 3 * prefilter.MIN_CHARS)
-    monkeypatch.setattr(prefilter, "_offered", 0)
-    monkeypatch.setattr(prefilter, "_CANDS", [])
-    monkeypatch.setattr(prefilter, "_DB", None)
-    text = "x" * prefilter.MIN_CHARS
-    assert [prefilter.gate(text, secrets.PATTERNS) is None for _ in range(4)] == [True, True, False, False]
+    _unbuilt(monkeypatch)
+    assert _gates_built(4) == [False, False, True, True]
 
 
 def test_with_no_cache_folder_the_database_waits_longer(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -185,11 +195,8 @@ def test_with_no_cache_folder_the_database_waits_longer(monkeypatch: pytest.Monk
     monkeypatch.setenv("SANITIZER_CACHE_DIR", "")
     monkeypatch.setattr(prefilter, "BUILD_CHARS", 0)
     monkeypatch.setattr(prefilter, "BUILD_CHARS_UNKEPT", 3 * prefilter.MIN_CHARS)
-    monkeypatch.setattr(prefilter, "_offered", 0)
-    monkeypatch.setattr(prefilter, "_CANDS", [])
-    monkeypatch.setattr(prefilter, "_DB", None)
-    text = "x" * prefilter.MIN_CHARS
-    assert [prefilter.gate(text, secrets.PATTERNS) is None for _ in range(4)] == [True, True, False, False]
+    _unbuilt(monkeypatch)
+    assert _gates_built(4) == [False, False, True, True]
 
 
 def test_the_databases_are_kept_and_a_foreign_one_compiled_anew(monkeypatch: pytest.MonkeyPatch,
@@ -213,11 +220,8 @@ def test_the_databases_are_kept_and_a_foreign_one_compiled_anew(monkeypatch: pyt
     texts = [*TRUE, *FALSE, "token= key: secret passw AKIA sk- xoxb- ghp_ ." * 3]
 
     def build() -> tuple[list[set[int]], list[set[int]]]:
-        monkeypatch.setattr(prefilter, "_CANDS", [])
-        monkeypatch.setattr(prefilter, "_DB", None)
-        monkeypatch.setattr(prefilter, "_FINDER_DB", None)
-        monkeypatch.setattr(prefilter, "_finders_compiled", False)
-        assert prefilter.gate("x" * prefilter.MIN_CHARS, secrets.PATTERNS) is not None
+        _unbuilt(monkeypatch)
+        assert _gates_built(1) == [True]
         return _present(prefilter._DB, texts), _present(prefilter._FINDER_DB, texts)
 
     built = build()
@@ -238,16 +242,11 @@ def test_the_finders_database_waits_for_more_text_unless_kept(monkeypatch: pytes
     monkeypatch.setenv("SANITIZER_CACHE_DIR", str(tmp_path))
     monkeypatch.setattr(prefilter, "FINDERS_CHARS", 3 * prefilter.MIN_CHARS)
 
-    def fresh() -> None:
-        for name, value in (("_CANDS", []), ("_DB", None), ("_FINDER_DB", None), ("_finders_compiled", False),
-                            ("_offered", 0)):
-            monkeypatch.setattr(prefilter, name, value)
-
-    fresh()
+    _unbuilt(monkeypatch)
     text = "token = 1\n" + "x" * prefilter.MIN_CHARS
     quiet = [prefilter.gate(text, secrets.PATTERNS).quiet for _ in range(4)]
     assert quiet[0] == quiet[1] == () and quiet[2] == quiet[3] and "." in quiet[2] and "token" not in quiet[2]
-    fresh()
+    _unbuilt(monkeypatch)
     assert prefilter.gate(text, secrets.PATTERNS).quiet == quiet[2]  # kept: from the first text on
 
 

@@ -173,26 +173,17 @@ def test_a_credential_hidden_by_json_escapes_in_a_damaged_line_is_found() -> Non
 
 def _damaged_one_text_at_a_time(raw: str) -> tuple[str, list[str]]:
     """`redact_damaged` as it was written before its scans were batched: every text scanned alone."""
-    from sanitizer.secrets import raw as rawmod
+    from sanitizer.secrets.raw import escaped_literals
 
     new, removed = secrets.redact(raw)
     pieces: list[str] = []
     pos = 0
-    for m in rawmod._STRING.finditer(new) if "\\" in new else ():
-        literal = m.group()
-        closed = len(literal) > 1 and literal.endswith('"') and not rawmod._odd_backslashes(literal)
-        body = literal[1:-1] if closed else literal[1:]
-        if "\\" not in body:
-            continue
-        try:
-            decoded = json.loads('"' + body.rstrip("\\") + '"')
-        except ValueError:
-            continue
+    for start, size, decoded in escaped_literals(new):
         red, more = secrets.redact(decoded)
         if not more or red == decoded:
             continue
-        pieces += [new[pos:m.start() + 1], json.dumps(red, ensure_ascii=False)[1:-1]]
-        pos = m.start() + 1 + len(body)
+        pieces += [new[pos:start], json.dumps(red, ensure_ascii=False)[1:-1]]
+        pos = start + size
         removed = removed + more
     return ("".join([*pieces, new[pos:]]) if pieces else new), removed
 

@@ -11,7 +11,7 @@ keys than its parsed value holds.
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 import regex
@@ -52,21 +52,8 @@ def redact_damaged_many(raws: Sequence[str]) -> list[tuple[str, list[str]]]:
     """`[redact_damaged(raw) for raw in raws]`: the lines, then their decoded literals, each
     scanned in one batch (`redact_many`) rather than a scan a text."""
     out = _secrets.redact_many(raws)
-    literals: list[tuple[int, int, int, str]] = []  # (line, where its body starts, body length, decoded)
-    for i, (new, _) in enumerate(out):
-        if "\\" not in new:
-            continue
-        for m in _STRING.finditer(new):
-            literal = m.group()
-            closed = len(literal) > 1 and literal.endswith('"') and not _odd_backslashes(literal)
-            body = literal[1:-1] if closed else literal[1:]
-            if "\\" not in body:
-                continue
-            try:
-                decoded = json.loads('"' + body.rstrip("\\") + '"')
-            except ValueError:
-                continue
-            literals.append((i, m.start() + 1, len(body), decoded))
+    # (line, where the literal's body starts, its length, its decoded text)
+    literals = [(i, *found) for i, (new, _) in enumerate(out) for found in escaped_literals(new)]
     pieces: dict[int, list[str]] = {}
     pos: dict[int, int] = {}
     for (i, start, size, decoded), (red, more) in zip(literals, _secrets.redact_many([d for *_, d in literals]),
@@ -81,6 +68,24 @@ def redact_damaged_many(raws: Sequence[str]) -> list[tuple[str, list[str]]]:
         new, removed = out[i]
         out[i] = ("".join([*done, new[pos[i]:]]), removed)
     return out
+
+
+def escaped_literals(text: str) -> Iterator[tuple[int, int, str]]:
+    """Each JSON string literal of `text` holding an escape (the last one may be unterminated):
+    where its body starts, the body's length and its decoded text."""
+    if "\\" not in text:
+        return
+    for m in _STRING.finditer(text):
+        literal = m.group()
+        closed = len(literal) > 1 and literal.endswith('"') and not _odd_backslashes(literal)
+        body = literal[1:-1] if closed else literal[1:]
+        if "\\" not in body:
+            continue
+        try:
+            decoded = json.loads('"' + body.rstrip("\\") + '"')
+        except ValueError:
+            continue
+        yield m.start() + 1, len(body), decoded
 
 
 def _odd_backslashes(literal: str) -> bool:
