@@ -108,6 +108,7 @@ _keys_chars = 0
 def _keys_of(text: str, opts: BoilerplateOptions) -> tuple[str, ...]:
     """The keys `text` registers, in order: each tagged block's inside, then every long paragraph
     of the text and of each inside (an injected copy may come without the tags)."""
+    global _keys_chars
     memo = (opts, text)
     found = _keys.get(memo)
     if found is not None:
@@ -120,7 +121,6 @@ def _keys_of(text: str, opts: BoilerplateOptions) -> tuple[str, ...]:
         texts.append(inner)
     for t in texts:
         keys.extend(_key(t[s:e]) for s, e in _paragraphs(t) if e - s >= opts.min_chars)
-    global _keys_chars
     if len(_keys) >= _KEYS_MAX or _keys_chars + len(text) > _KEYS_CHARS:
         _keys.clear()
         _keys_chars = 0

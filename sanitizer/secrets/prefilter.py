@@ -194,7 +194,10 @@ def _kept_name(expressions: list[bytes], flags: list[int]) -> str:
 def _compile_finders() -> None:
     global _FINDER_DB, _finders_compiled
     _finders_compiled = True  # tried once, whatever happens
-    _FINDER_DB = _compiled(*_finder_spec())
+    try:
+        _FINDER_DB = _compiled(*_finder_spec())
+    except Exception:  # noqa: BLE001 - without it every finder runs, as before it was built
+        _FINDER_DB = None
 
 
 def gate(text: str, patterns: Sequence[Any]) -> Gate | None:
@@ -204,15 +207,14 @@ def gate(text: str, patterns: Sequence[Any]) -> Gate | None:
     if not ENABLED or len(text) < MIN_CHARS:
         return None
     _offered += len(text)
-    kept = cachedir.folder() is not None
     if not _CANDS:
-        if _offered < (BUILD_CHARS if kept else BUILD_CHARS_UNKEPT):
+        if _offered < (BUILD_CHARS if cachedir.folder() is not None else BUILD_CHARS_UNKEPT):
             return None
         _build(patterns)
     if _DB is None or not _CANDS:
         return None
     if _FINDER_DB is None and not _finders_compiled and _offered >= (
-            FINDERS_CHARS if kept else FINDERS_CHARS_UNKEPT):
+            FINDERS_CHARS if cachedir.folder() is not None else FINDERS_CHARS_UNKEPT):
         _compile_finders()
     present: set[int] = set()
     finders: set[int] = set()
