@@ -262,3 +262,21 @@ def _present(db: object, texts: list[str]) -> list[set[int]]:
         found.append(set())
         db.scan(text.encode("utf-8", "surrogatepass"), match_event_handler=hit)
     return found
+
+
+def test_a_finders_database_that_fails_to_compile_leaves_every_finder_running(monkeypatch: pytest.MonkeyPatch,
+                                                                              tmp_path: Path) -> None:
+    monkeypatch.setenv("SANITIZER_CACHE_DIR", str(tmp_path))  # nothing kept: the finders are compiled
+    _unbuilt(monkeypatch)
+    real = prefilter._compiled
+
+    def failing(expressions: list[bytes], flags: list[int]):  # noqa: ANN202
+        if expressions == list(prefilter.FINDER_SHAPES.values()):
+            raise RuntimeError("no room for a database")
+        return real(expressions, flags)
+
+    monkeypatch.setattr(prefilter, "_compiled", failing)
+    text = "token = 1\n" + "x" * prefilter.MIN_CHARS
+    gates = [prefilter.gate(text, secrets.PATTERNS) for _ in range(2)]
+    assert all(g is not None and g.quiet == () for g in gates) and prefilter._finders_compiled
+    assert secrets.redact(text) == secrets.redact(text, fast=False)
