@@ -67,7 +67,13 @@ class Sanitizer:
         self.format = format
 
     def adapter_for(self, doc: Document) -> Adapter:
-        return formats.by_name(self.format) if self.format else formats.detect(doc)
+        return self._reader(doc)[0]
+
+    def _reader(self, doc: Document, format: str | None = None) -> tuple[Adapter, list[View] | None]:
+        """The adapter for `doc` (`format`, this sanitizer's, or detected), and its views where
+        detecting the format already read them (telling two claimants apart)."""
+        forced = format or self.format
+        return (formats.by_name(forced), None) if forced else formats.detect_views(doc)
 
     def sanitize(self, obj: Any, source: str = "<memory>") -> Result:
         """Sanitize an in-memory conversation (never mutated; the result shares nothing with it)."""
@@ -134,9 +140,7 @@ class Sanitizer:
     def _run(self, doc: Document, mode: str, budget: int | None, repair: str, defer_tokens: bool,
              format: str | None, clean: Collection[str] = ()) -> Result:
         started = time.perf_counter()
-        forced = format or self.format
-        # Detecting the format may have read the views already (telling two claimants apart).
-        adapter, read = (formats.by_name(forced), None) if forced else formats.detect_views(doc)
+        adapter, read = self._reader(doc, format)
         views = read if read is not None else list(adapter.views(doc))
         counting = self.count_tokens or budget is not None  # a budget is kept in exact tokens
         report = Report(source=doc.source, format=adapter.name, preset=self.config.name,

@@ -147,15 +147,12 @@ def _indent_of(text: str) -> int | None:
 def _dumps(value: Any, indent: int | None = None, read: bool = False, **kw: Any) -> str:
     """JSON text with non-ASCII kept as is, unless the value holds lone surrogates (then escaped).
     `read`: the value's numbers were read by `json_numbers.decoder` (orjson may write it)."""
-
-    def indented(v: Any, ensure_ascii: bool) -> str:
-        if read and indent == 2 and not ensure_ascii and (fast := fastjson.dumps_indent2(v)) is not None:
-            return fast
-        return dumps_indented(v, indent or 0, ensure_ascii=ensure_ascii)
+    if read and indent == 2 and (fast := fastjson.dumps_indent2(value)) is not None:
+        return fast  # orjson takes no lone surrogate and no RawNumber: nothing below would change it
 
     def dump(ensure_ascii: bool) -> str:
         if indent is not None:  # json.dumps's own indenting is slow: the same text, faster
-            return json_numbers.dumps(lambda v: indented(v, ensure_ascii), value)
+            return json_numbers.dumps(lambda v: dumps_indented(v, indent, ensure_ascii=ensure_ascii), value)
         return json_numbers.dumps(lambda v: json.dumps(v, ensure_ascii=ensure_ascii, **kw), value)
 
     text = dump(False)

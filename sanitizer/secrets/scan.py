@@ -156,12 +156,10 @@ def _redact_once(text: str, fast: bool, starts: list[int] | None = None) -> tupl
     rescan = False
     low: str | None = None
     can = _may_match(text) if fast and len(text) <= _ALL_LEADS_CHARS else None  # else all may
-    hits: dict[str, Sequence[int]] = {}
     gated = fast  # `fast` turns off below for the folded patterns only
     # The `[fast]` extra: one pass finds which patterns can match (the same result, see prefilter).
     gate = _prefilter.gate(text, PATTERNS) if fast and _prefilter.ENABLED else None
-    if gate is not None:
-        hits.update(dict.fromkeys(gate.quiet, ()))  # finders the pass found nothing for: not run
+    hits = _known_hits(gate)
     for index, sp in enumerate(PATTERNS):
         if can is not None and index not in can:
             continue  # none of its leads in the text: no match
@@ -211,12 +209,16 @@ def _redact_once(text: str, fast: bool, starts: list[int] | None = None) -> tupl
             text = "".join(pieces)
             low = None  # the text changed
             can = _may_match(text) if can is not None else None
-            hits.clear()
             if gate is not None:
                 gate = _prefilter.gate(text, PATTERNS)
-                if gate is not None:
-                    hits.update(dict.fromkeys(gate.quiet, ()))
+            hits = _known_hits(gate)
     return text, removed, rescan
+
+
+def _known_hits(gate: _prefilter.Gate | None) -> dict[str, Sequence[int]]:
+    """The finder hits known before any finder runs on a text: none for each finder the `[fast]`
+    pass found nothing for (so it is not run)."""
+    return dict.fromkeys(gate.quiet, ()) if gate is not None else {}
 
 
 # Joins texts for one scan: no pattern matches across it (every value class stops at whitespace
