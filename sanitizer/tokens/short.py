@@ -40,7 +40,9 @@ LONG_PIECE = 128
 LONG_BYTES_MAX = 2048
 _NONE = 1 << 62  # no token: a pair that never merges
 _MEMO_MAX = 1 << 16
-_memo: dict[bytes, int] = {}  # pre-token -> count, for pre-tokens that are no token
+# pre-token -> its count, once known (1 for a token): a pre-token met again (a word, `":`, a
+# line break) costs one lookup, not an encoding and a look in the vocabulary
+_memo: dict[str, int] = {}
 # A process reads the vocabulary a bucket at a time (`buckets`: about 11 ms to open them, then
 # 5 us a bucket) until it has read `LAZY_MAX_BUCKETS` of them (what reading it whole costs, 24 ms),
 # or is to count more than `LAZY_MAX_CHARS` chars at once (`expect`): then it reads it whole.
@@ -81,11 +83,11 @@ def _merged_parts(piece: bytes, ranks: dict[bytes, int]) -> int:
     return len(bounds) - 1
 
 
-def _merge(raw: bytes, ranks: dict[bytes, int]) -> int:
-    """`_merged_parts`, remembered (in a bounded memo)."""
+def _remember(piece: str, k: int) -> int:
+    """Keep `k` as the count of `piece` (in a bounded memo); returns it."""
     if len(_memo) >= _MEMO_MAX:
         _memo.clear()
-    k = _memo[raw] = _merged_parts(raw, ranks)
+    _memo[piece] = k
     return k
 
 
@@ -130,24 +132,27 @@ def count(text: str, encoding: str) -> int | None:
     ranks, lazy = vocabulary
     n = 0
     long_left = LONG_BYTES_MAX
+    memo = _memo
     for piece in _pattern().findall(text):
+        k = memo.get(piece)
+        if k is not None:
+            n += k
+            continue
         raw = piece.encode("utf-8")
-        if lazy is not None and len(raw) <= PIECE_MAX and raw not in _memo and not lazy.ensure(raw):
+        if len(raw) > PIECE_MAX:
+            return None
+        if lazy is not None and not lazy.ensure(raw):
             expect(TEXT_MAX + 1)  # a bucket is damaged: the whole vocabulary from now on
             return count(text, encoding)
         if raw in ranks:
-            n += 1
-        elif len(raw) > PIECE_MAX:
-            return None
+            k = 1
         else:
-            k = _memo.get(raw)
-            if k is None:
-                if len(raw) > LONG_PIECE:
-                    long_left -= len(raw)
-                    if long_left < 0:
-                        return None
-                k = _merge(raw, ranks)
-            n += k
+            if len(raw) > LONG_PIECE:
+                long_left -= len(raw)
+                if long_left < 0:
+                    return None
+            k = _merged_parts(raw, ranks)
+        n += _remember(piece, k)
     return n
 
 
@@ -169,14 +174,28 @@ class _Balance:
     def __init__(self, ranks: dict[bytes, int], lazy: _buckets.Lazy | None) -> None:
         self._ranks, self._lazy = ranks, lazy
         self.lo = self.hi = 0
-        self._open: list[tuple[int, bytes]] = []
+        self._open: list[tuple[int, str, bytes]] = []
         self._long_left = LONG_BYTES_MAX
 
-    def add(self, raw: bytes, times: int) -> None:
-        if len(raw) > PIECE_MAX:
-            raise _NotHere
-        k = _memo.get(raw)
+    def add_all(self, pieces: dict[str, int]) -> None:
+        """`add` each pre-token of `pieces` (pre-token -> times)."""
+        known = 0
+        memo = _memo
+        for piece, times in pieces.items():
+            k = memo.get(piece)
+            if k is None:
+                self.add(piece, times)
+            else:
+                known += times * k
+        self.lo += known
+        self.hi += known
+
+    def add(self, piece: str, times: int) -> None:
+        k = _memo.get(piece)
         if k is None:
+            raw = piece.encode("utf-8")
+            if len(raw) > PIECE_MAX:
+                raise _NotHere
             token = raw in self._ranks if self._lazy is None else self._lazy.holds(raw)
             if token is None:
                 raise _Damaged
@@ -184,24 +203,24 @@ class _Balance:
                 least, most = (2, len(raw)) if times > 0 else (len(raw), 2)
                 self.lo += times * least
                 self.hi += times * most
-                self._open.append((times, raw))
+                self._open.append((times, piece, raw))
                 return
-            k = 1
+            k = _remember(piece, 1)
         self.lo += times * k
         self.hi += times * k
 
     def settle(self, done: Callable[[], bool]) -> None:
         """Merge the open pre-tokens, the widest gap first, until `done()` (or none is left)."""
-        self._open.sort(key=lambda o: abs(o[0]) * len(o[1]))  # the widest last, taken first
+        self._open.sort(key=lambda o: abs(o[0]) * len(o[2]))  # the widest last, taken first
         while self._open and not done():
-            times, raw = self._open.pop()
+            times, piece, raw = self._open.pop()
             if len(raw) > LONG_PIECE:
                 self._long_left -= len(raw)
                 if self._long_left < 0:
                     raise _NotHere
             if self._lazy is not None and not self._lazy.ensure(raw):
                 raise _Damaged
-            k = _merge(raw, self._ranks)
+            k = _remember(piece, _merged_parts(raw, self._ranks))
             if times > 0:  # it was counted 2 .. bytes
                 self.lo += times * (k - 2)
                 self.hi -= times * (len(raw) - k)
@@ -239,8 +258,7 @@ def _fewer(new: str, old: str, old_at_least: int) -> bool:
         if vocabulary is None:
             raise _NotHere
         count_new = _Balance(*vocabulary)
-        for piece, times in of_new.items():
-            count_new.add(piece.encode("utf-8"), times)
+        count_new.add_all(of_new)
         count_new.settle(lambda: count_new.hi < old_at_least or count_new.lo >= old_at_least)
         if count_new.hi < old_at_least:
             return True
@@ -251,7 +269,6 @@ def _fewer(new: str, old: str, old_at_least: int) -> bool:
     if vocabulary is None:
         raise _NotHere
     difference = _Balance(*vocabulary)  # count(old) - count(new)
-    for piece, times in extra.items():
-        difference.add(piece.encode("utf-8"), times)
+    difference.add_all(extra)
     difference.settle(lambda: difference.lo > 0 or difference.hi <= 0)
     return difference.lo > 0
