@@ -32,6 +32,34 @@ def test_the_fast_reader_gives_tiktokens_vocabulary_pattern_and_special_tokens()
     assert ENC._special_tokens == ranks.SPECIAL
 
 
+# Every ASCII char, the contractions' letters in both cases, and what only one `\s` takes.
+_ASCII = st.lists(st.one_of(st.characters(max_codepoint=127), st.sampled_from(
+    ["'", "s", "S", "ll", "LL", "Ve", "rE", "d", "T", "\x1c", "\x1f", "\x0b", "\x0c", "\r", "\n", " ", "\t", "1", "_"])),
+    max_size=60).map("".join)
+
+
+@settings(max_examples=1500, deadline=None)
+@given(_ASCII)
+@example("don't  \n\n  you'LL   x\r\n \x0b\x1c 12345 ''s\n")
+@example("a  \n")
+@example("x \t\x0c")
+def test_the_ascii_pattern_splits_ascii_text_as_the_encodings_pattern(text: str) -> None:
+    """`re` with the ASCII pattern gives the pre-tokens `regex` gives with tiktoken's own pattern."""
+    assert short._ascii_pattern().findall(text) == short._pattern().findall(text)
+    assert short._pieces(text) == short._pattern().findall(text)
+
+
+def test_the_ascii_pattern_splits_corpus_text_as_the_encodings_pattern() -> None:
+    """The same on the ASCII lines of the corpus (skipped where `../shared/` is absent)."""
+    if not CORPUS.is_dir():
+        pytest.skip(f"{CORPUS} not found: the corpus sits in ../shared/ beside the clone")
+    lines = {line for path in sorted(CORPUS.glob("*/*")) if path.is_file()
+             for line in path.read_text(encoding="utf-8", errors="replace").splitlines()[:400] if line.isascii()}
+    assert len(lines) > 1000
+    for line in lines:
+        assert short._ascii_pattern().findall(line) == short._pattern().findall(line), line[:80]
+
+
 @pytest.mark.parametrize("kept", ["fresh", "kept", "damaged", "another dict", "off"])
 def test_the_ranks_kept_in_the_cache_folder_are_tiktokens(kept: str, tmp_path, monkeypatch: pytest.MonkeyPatch) -> None:
     import marshal

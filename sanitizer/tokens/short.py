@@ -21,6 +21,7 @@ caller uses tiktoken.
 from __future__ import annotations
 
 import functools
+import re
 import unicodedata
 from collections import Counter
 from collections.abc import Callable
@@ -55,6 +56,16 @@ _buckets_kept = False
 @functools.cache
 def _pattern() -> regex.Pattern[str]:
     return pattern_cache.compile(_ranks.PATTERN)
+
+
+@functools.cache
+def _ascii_pattern() -> re.Pattern[str]:
+    return re.compile(_ranks.ASCII_PATTERN)
+
+
+def _pieces(text: str) -> list[str]:
+    """The pre-tokens of `text`, as the encoding's pattern splits it."""
+    return (_ascii_pattern() if text.isascii() else _pattern()).findall(text)
 
 
 def _plain(text: str) -> bool:
@@ -133,7 +144,7 @@ def count(text: str, encoding: str) -> int | None:
     n = 0
     long_left = LONG_BYTES_MAX
     memo = _memo
-    for piece in _pattern().findall(text):
+    for piece in _pieces(text):
         k = memo.get(piece)
         if k is not None:
             n += k
@@ -251,7 +262,7 @@ def fewer(new: str, old: str, encoding: str, old_at_least: int = 0) -> bool | No
 
 
 def _fewer(new: str, old: str, old_at_least: int) -> bool:
-    pieces = _pattern().findall
+    pieces = _pieces
     of_new = Counter(pieces(new))
     if of_new.total() < old_at_least:  # else `new` has too many pre-tokens to be below the bound
         vocabulary = _vocabulary(len(new))
