@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import pytest
-from hypothesis import given, settings
+from conftest import CORPUS
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from sanitizer.textkit.evidence import LIMIT, clean_line, find, is_error_line
@@ -99,6 +100,50 @@ def test_the_cheap_guard_never_changes_which_lines_are_evidence(line: str) -> No
     line = line.replace("\n", " ")
     reference = evidence._LINE.match(line) is not None or evidence._INSIDE.search(line) is not None
     assert evidence.is_error_line(line) == reference
+
+
+# Pieces placed at the edges of what the windows must cover: an exception name 60 and 61 chars
+# long, look-behinds just before, `exit` and `return` in any case, after a word char or not.
+_LONG_PIECES = [*_PIECES, " A" + "b" * 59 + "Error: x", " A" + "b" * 60 + "Error: x", " Z" + "." * 60 + "Exception: e",
+                " A" + "b" * 61 + "Error: x", "Error: x",
+                "except X.YError: q", ".KeyError: k", "_ValueError: v", "Error: ", "Exception:  ", "xexit code 3",
+                "_return code 4", "Exit  : 5", "return code -1", "exited with status 2", "*** [x] Error 3", "\t"]
+_FILLER = st.text(st.characters(max_codepoint=127).filter(lambda c: c not in "\n\r"), min_size=1, max_size=80)
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.lists(st.sampled_from(_LONG_PIECES) | _FILLER, min_size=1, max_size=40).map("".join), st.integers(0, 700))
+@example(" A" + "b" * 60 + "Error: x", 600)
+@example(" A" + "b" * 60 + "Error: ", 600)
+@example(" EXIT  : 5", 600)
+@example(" Returned code 7", 600)
+@example(" *** [all] Error 2", 600)
+@example("é EXIT STATUS 1", 600)
+@example("中 exİt code 3", 600)
+@example("ı — Returned code 7", 600)
+@example("— A" + "b" * 60 + "Error: x", 600)
+def test_long_lines_are_searched_near_their_literals_with_the_same_verdict(body: str, pad: int) -> None:
+    """A long line is searched only next to its literals: the verdict is the whole search's."""
+    from sanitizer.textkit import evidence
+
+    line = ("x" * pad + body).replace("\n", " ").replace("\r", " ")
+    reference = evidence._INSIDE.search(line) is not None
+    assert evidence._inside(line) == reference
+    assert evidence.is_error_line(line) == (evidence._LINE.match(line) is not None or reference)
+
+
+def test_long_corpus_lines_get_the_whole_searchs_verdict() -> None:
+    """The same on every long line of the corpus (skipped where `../shared/` is absent)."""
+    from sanitizer.textkit import evidence
+
+    if not CORPUS.is_dir():
+        pytest.skip(f"{CORPUS} not found: the corpus sits in ../shared/ beside the clone")
+    lines = {line for path in sorted(CORPUS.glob("*/*")) if path.is_file()
+             for line in path.read_text(encoding="utf-8", errors="replace").replace("\\n", "\n").split("\n")
+             if evidence.WINDOWED_CHARS <= len(line) <= 200_000}
+    assert len(lines) > 100
+    for line in lines:
+        assert evidence._inside(line) == (evidence._INSIDE.search(line) is not None), line[:80]
 
 
 _LINE_PIECES = ["Error: x", "error", "ERROR ", "FAILED ", "fatal: y", "panic: z", "npm ERR! q", "CategoryInfo : w",

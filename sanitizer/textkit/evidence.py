@@ -20,6 +20,7 @@ speed and each line is tried at most once.
 from __future__ import annotations
 
 import heapq
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 import regex
@@ -45,11 +46,23 @@ _LINE = lazy_pattern(
     r"[\w./\\~-]++(?::\d++(?::\d++)?:|\(\d++(?:,\d++)?\):)[ \t]*+(?:fatal )?(?:error|Error)\b"
     r")"
 )
-_INSIDE = lazy_pattern(
-    r"(?<![\w.])(?<!except )(?<!raise )(?<!class )[A-Z][\w.]{0,60}?(?:Error|Exception): \S|"
-    r"(?i:\bexit(?:ed)?(?: with)? (?:code|status)|\breturn(?:ed)? code|\bexit status)[ :=]*+(?:[1-9]|-\d)|"
-    r"\*\*\* \[[^\]\n]*+\] Error \d"
-)
+# What `_INSIDE` finds inside a line: an exception name and its message, a non-zero exit
+# statement, make's failure line.  Each match of the first holds `Error: ` or `Exception: ` (its
+# start at most 61 chars before), and each of the second starts at `exit` or `return`.
+_EXCEPTION = r"(?<![\w.])(?<!except )(?<!raise )(?<!class )[A-Z][\w.]{0,60}?(?:Error|Exception): \S"
+_EXCEPTION_LITERALS = ("Error: ", "Exception: ")
+_EXCEPTION_REACH = 61
+_EXIT = r"(?i:\bexit(?:ed)?(?: with)? (?:code|status)|\breturn(?:ed)? code|\bexit status)[ :=]*+(?:[1-9]|-\d)"
+_EXIT_LITERALS = ("exit", "return")
+_MAKE = r"\*\*\* \[[^\]\n]*+\] Error \d"
+_INSIDE = lazy_pattern("|".join((_EXCEPTION, _EXIT, _MAKE)))
+_EXCEPTION_AT = lazy_pattern(_EXCEPTION)
+_EXIT_AT = lazy_pattern(_EXIT)
+_MAKE_AT = lazy_pattern(_MAKE)
+_EXIT_FINDER = lazy_pattern(r"(?i:exit|return)")  # no occurrence of either overlaps another
+# From this length, a line is searched next to those literals only: one search of a
+# 27 K-char JSON line holding `return` cost 5 ms (three look-behinds tried at every char).
+WINDOWED_CHARS = 512
 # The status line a harness writes (`Exit code 1`) is read by the exit-code parser, not quoted.
 _STATUS = lazy_pattern(r"[ \t]*+(?:Exit code:?[ \t]++-?\d++|\[[^\]\n]*?exit code -?\d++\.?\])[ \t]*+$",
                         regex.IGNORECASE)
@@ -84,7 +97,36 @@ def clean_line(line: str) -> str:
 
 def is_error_line(line: str) -> bool:
     """True when one line (no line break) is error evidence."""
-    return _LINE.match(line) is not None or (_may_hold_inside(line) and _INSIDE.search(line) is not None)
+    return _LINE.match(line) is not None or (_may_hold_inside(line) and _inside(line))
+
+
+def _inside(line: str) -> bool:
+    """`_INSIDE.search(line) is not None`; on a long line, each alternative is tried only where
+    its literals are."""
+    if len(line) < WINDOWED_CHARS:
+        return _INSIDE.search(line) is not None
+    for lit in _EXCEPTION_LITERALS:
+        at = line.find(lit)
+        while at >= 0:
+            if _EXCEPTION_AT.search(line, max(0, at - _EXCEPTION_REACH), at + len(lit) + 1) is not None:
+                return True
+            at = line.find(lit, at + 1)
+    return any(_EXIT_AT.match(line, at) is not None for at in _exit_starts(line)) or (
+        "*** [" in line and _MAKE_AT.search(line) is not None)
+
+
+def _exit_starts(line: str) -> Iterator[int]:
+    """Where `exit` or `return` starts in `line`, in any case (as `(?i)` reads them: on ASCII
+    text, where lowering keeps every place, by `str.find`)."""
+    if not line.isascii():
+        yield from (m.start() for m in _EXIT_FINDER.finditer(line))
+        return
+    low = line.lower()
+    for lit in _EXIT_LITERALS:
+        at = low.find(lit)
+        while at >= 0:
+            yield at
+            at = low.find(lit, at + 1)
 
 
 # Every `_INSIDE` match holds one of these, or (ignoring case) `exit` or `return`; the only
