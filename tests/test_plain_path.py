@@ -7,7 +7,8 @@ The plain path, switched on here by monkeypatching:
 - the engine's "fewer tokens" check: both texts encoded (no bounds);
 - token counting: in this process only (no worker processes, early counts or batches across lines);
 - pretty-printed JSON: written by `json.dumps(indent=N)` itself;
-- JSON read and written by `json` alone (no orjson, as `SANITIZER_PLAIN=1` gives).
+- JSON read and written by `json` alone (no orjson, as `SANITIZER_PLAIN=1` gives);
+- error evidence's literals found with `str.find` (no hyperscan scan).
 
 Each shortcut also has its own tests (`test_fast_scans.py`, `test_fast_paths.py`,
 `test_json_indent.py`); this one checks that together they change no byte of real outputs.
@@ -25,6 +26,7 @@ from conftest import EXAMPLE, corpus_params
 from sanitizer import Sanitizer, engine
 from sanitizer.document import fastjson, json_indent
 from sanitizer.secrets import scan as secrets
+from sanitizer.textkit import occurrences
 from sanitizer.tokens import counter as tokens
 
 
@@ -57,6 +59,7 @@ def plain_path(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     monkeypatch.setattr(tokens, "WARM_PARALLEL_MIN_CHARS", 1 << 60)
     monkeypatch.setattr(json_indent, "dumps_indented", dumps_indented)
     monkeypatch.setattr(fastjson, "ENABLED", False)
+    monkeypatch.setattr(occurrences, "ENABLED", False)
     monkeypatch.setattr("sanitizer.document.loader.dumps_indented", dumps_indented)
     return used
 
