@@ -154,6 +154,29 @@ def test_outcome_reads_exit_codes(output: str, code: int | None) -> None:
     assert outcome("Bash", {"command": "x"}, output).exit_code == code
 
 
+_EXIT_PIECES = ["exit code 2", "EXIT STATUS 3", "exited with code 4", "returncode=5", "Return Code: 6", "ExIt CoDe 7",
+                "exİt code 8", "exıt status 9", "return code `10`", "retur", "n code 11", "exi", "t code 12", "ſ", "é",
+                "\n", " ", "x", "code 13", "status", "-1", "process exited with code -2"]
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.lists(st.sampled_from(_EXIT_PIECES) | st.text(max_size=8), max_size=12).map("".join), st.integers(0, 600))
+def test_loose_exit_phrases_are_read_as_the_whole_search_reads_them(body: str, pad: int) -> None:
+    """A chunk holding neither `exit` nor `return` (in any case) is not searched: the code read is
+    what searching both ends of the text, as before, gives."""
+    from sanitizer.digest import outputs
+
+    for text in (body, "x" * pad + body, body + "y" * pad):
+        reference = None
+        for chunk in (text[:300], text[-300:]):
+            m = outputs._EXIT_LOOSE.search(chunk)
+            if m:
+                reference = int(m.group(1))
+                break
+        if all(p.search(text) is None for p in outputs._EXIT_PATTERNS):
+            assert outputs.exit_code_of(text) == reference
+
+
 def test_outcome_counts_lines_of_decoded_codex_output() -> None:
     text = "\n".join(f"line {i}" for i in range(30)) + "\n"
     wrapped = json.dumps({"output": text, "metadata": {"exit_code": 0, "duration_seconds": 0.1}})

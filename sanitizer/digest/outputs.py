@@ -160,11 +160,28 @@ def exit_code_of(text: str) -> int | None:
         m = pattern.search(text)
         if m:
             return int(m.group(1))
-    for chunk in (text[:300], text[-300:]):  # loose phrases only near the start or the end
-        m = _EXIT_LOOSE.search(chunk)
+    ends = (text,) if len(text) <= _LOOSE_CHARS else (text[:_LOOSE_CHARS], text[-_LOOSE_CHARS:])
+    for chunk in ends:  # loose phrases only near the start or the end
+        m = _loose_exit(chunk)
         if m:
             return int(m.group(1))
     return None
+
+
+_LOOSE_CHARS = 300
+# Every `_EXIT_LOOSE` match holds `exit` or `return` in some case; the only non-ASCII chars that
+# IGNORECASE takes for one of their letters are the Turkish i's and the long s.
+_LOOSE_NEEDS = ("exit", "return")
+_LOOSE_FOLDS = ("\u0130", "\u0131", "\u017f")
+
+
+def _loose_exit(chunk: str) -> regex.Match[str] | None:
+    """`_EXIT_LOOSE.search(chunk)`, skipped where the chunk holds neither word (a search costs
+    about 6 us a chunk, the check a tenth of that)."""
+    low = chunk.lower()
+    if not any(n in low for n in _LOOSE_NEEDS) and (chunk.isascii() or not any(c in chunk for c in _LOOSE_FOLDS)):
+        return None
+    return _EXIT_LOOSE.search(chunk)
 
 
 def count_lines(text: str) -> int:
