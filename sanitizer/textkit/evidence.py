@@ -13,8 +13,9 @@ exception name followed by its message:
 - non-zero exit statements (`exited with code 2`, `make: *** [all] Error 2`).
 
 A Traceback header is evidence but not a line worth quoting: its exception line is.  Candidate
-lines are found with `str.find` on a few literals, so a text without errors is scanned at `find`
-speed and each line is tried at most once.
+lines are found with `str.find` on a few literals (with the `[fast]` extra, all of them in one
+hyperscan scan), so a text without errors is scanned at `find` speed and each line is tried at
+most once; a long line is searched for an exception or exit statement only next to its literals.
 """
 
 from __future__ import annotations
