@@ -3,8 +3,6 @@ gives, and error evidence found from those starts is the evidence `str.find` fin
 
 from __future__ import annotations
 
-import sys
-
 import pytest
 
 pytest.importorskip("hyperscan", reason="the [fast] extra (hyperscan) is not installed: pip install -e '.[fast]'")
@@ -76,7 +74,7 @@ def test_what_is_left_to_the_caller(monkeypatch: pytest.MonkeyPatch) -> None:
 
 def test_hyperscan_is_not_imported_for_a_few_texts(monkeypatch: pytest.MonkeyPatch) -> None:
     """Until the run has imported hyperscan, or offered `IMPORT_CHARS`, the caller finds the words."""
-    monkeypatch.delitem(sys.modules, "hyperscan")
+    monkeypatch.setattr(occurrences, "_hyperscan_loaded", lambda: False)
     monkeypatch.setattr(occurrences, "IMPORT_CHARS", 100)
     found = occurrences.Literals(WORDS)
     assert found.starts("an Error " * 5) is None and found._db is None

@@ -28,6 +28,11 @@ IMPORT_CHARS = 1 << 21
 MAX_CHARS = 1 << 20
 
 
+def _hyperscan_loaded() -> bool:
+    """True once another part of the run has imported hyperscan (so its import is paid)."""
+    return "hyperscan" in sys.modules
+
+
 class Literals:
     """A fixed set of words, found in one scan of a text."""
 
@@ -48,7 +53,7 @@ class Literals:
         db = self._db
         if db is None:
             self._offered += len(text)
-            if "hyperscan" not in sys.modules and self._offered < IMPORT_CHARS:
+            if not _hyperscan_loaded() and self._offered < IMPORT_CHARS:
                 return None
             db = self._build()
             if db is None:
