@@ -262,3 +262,23 @@ def test_output_text_always_encodes_and_lone_surrogates_become_escapes(text: str
             assert f"\\u{ord(ch):04x}" in decoded
     if not any(0xD800 <= ord(ch) <= 0xDFFF for ch in text):
         assert decoded == text
+
+
+def test_a_temporary_output_is_a_new_private_file_beside_its_target(tmp_path: Path,
+                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    """What `tempfile.mkstemp` gives: a file only this call created, mode 0600, in the folder; a
+    name already taken (a file, a symlink an attacker planted) is never opened, another is drawn."""
+    from sanitizer.run import output
+
+    fd, name = output._mkstemp(tmp_path, ".out.jsonl.")
+    os.close(fd)
+    path = Path(name)
+    assert path.parent == tmp_path and path.name.startswith(".out.jsonl.") and len(path.name) == len(".out.jsonl.") + 12
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600 and path.stat().st_size == 0
+    draws = iter([b"\x00" * 6, b"\x00" * 6, b"\x01" * 6])
+    monkeypatch.setattr(output.os, "urandom", lambda n: next(draws))
+    taken = tmp_path / (".x." + "00" * 6)
+    taken.symlink_to(tmp_path / "elsewhere")
+    fd, name = output._mkstemp(tmp_path, ".x.")
+    os.close(fd)
+    assert name == str(tmp_path / (".x." + "01" * 6)) and taken.is_symlink() and not (tmp_path / "elsewhere").exists()
