@@ -28,6 +28,7 @@ from typing import Any
 
 from sanitizer import cachedir
 from sanitizer.secrets.anchors import Candidate, anchors_of, kept_anchors
+from sanitizer.textkit.occurrences import escape
 
 __all__ = ["ENABLED", "Gate", "anchors_of", "available", "gate"]
 
@@ -61,10 +62,6 @@ def available() -> bool:
 
 ENABLED: bool = not os.environ.get("SANITIZER_PLAIN") and available()
 """True when hyperscan is installed and `SANITIZER_PLAIN` is not set: `redact` uses the gate."""
-
-
-def _escape(literal: str) -> bytes:
-    return b"".join(b"\\x%02x" % b for b in literal.encode("utf-8"))
 
 
 # What each finder of `near` matches (an anchor literal and what follows it, in the lowered text),
@@ -150,7 +147,7 @@ def _build(patterns: Sequence[Any]) -> None:
         for cand, lit_ids in enumerate(ids):
             for lit in set(lit_ids):
                 users[lit].append((index, cand))
-    expressions = [_escape(lit) for lit in literals]
+    expressions = [escape(lit) for lit in literals]
     flags = [_hs.HS_FLAG_SINGLEMATCH] * len(literals)
     db = (_kept(expressions, flags) or _compiled(expressions, flags)) if literals else None
     _USERS, _DB, _FINDER_DB = [tuple(u) for u in users], db, _kept(*_finder_spec())

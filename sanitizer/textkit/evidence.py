@@ -139,12 +139,14 @@ _FOLDS_TO_I = ("\u0130", "\u0131")
 
 
 def _may_hold_inside(line: str) -> bool:
-    if any(n in line for n in _INSIDE_NEEDS):
-        return True
-    low = line.lower()
-    if "exit" in low or "return" in low:
-        return True
-    return not line.isascii() and any(c in line for c in _FOLDS_TO_I)
+    return any(n in line for n in _INSIDE_NEEDS) or may_say_exit(line)
+
+
+def may_say_exit(text: str) -> bool:
+    """False only where `text` holds neither `exit` nor `return` in any case, as `(?i)` reads
+    them: a pattern whose every match holds one of them need not search it."""
+    low = text.lower()
+    return "exit" in low or "return" in low or (not text.isascii() and any(c in text for c in _FOLDS_TO_I))
 
 
 # What a candidate line says: its cleaned quote, "" (no evidence) or `_TRACEBACK_LINE`.  Logs

@@ -18,7 +18,7 @@ import os
 import sys
 from typing import Any
 
-__all__ = ["ENABLED", "Literals"]
+__all__ = ["ENABLED", "Literals", "escape"]
 
 ENABLED: bool = not os.environ.get("SANITIZER_PLAIN")
 """False when `SANITIZER_PLAIN` is set: every caller finds its words with `str.find`."""
@@ -26,6 +26,11 @@ IMPORT_CHARS = 1 << 21
 # A longer text is left to the caller: its list of occurrences could hold a quarter of its chars
 # (a 50 MB log of `error` lines), where `str.find` holds none.
 MAX_CHARS = 1 << 20
+
+
+def escape(literal: str) -> bytes:
+    """A hyperscan expression matching exactly the UTF-8 bytes of `literal`."""
+    return b"".join(b"\\x%02x" % b for b in literal.encode("utf-8"))
 
 
 def _hyperscan_loaded() -> bool:
@@ -77,7 +82,7 @@ class Literals:
             import hyperscan
 
             db = hyperscan.Database(mode=hyperscan.HS_MODE_BLOCK)
-            expressions = [b"".join(b"\\x%02x" % b for b in w.encode()) for w in self.words]
+            expressions = [escape(w) for w in self.words]
             db.compile(expressions=expressions, ids=list(range(len(expressions))), elements=len(expressions),
                        flags=[0] * len(expressions))
         except Exception:  # noqa: BLE001 - not installed, or broken: the plain way from now on
