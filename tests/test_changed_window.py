@@ -3,6 +3,10 @@ exactly what the whole texts' counts differ by, on any edit (checked against pla
 
 from __future__ import annotations
 
+import re
+
+import pytest
+from conftest import CORPUS
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -63,3 +67,29 @@ def test_the_ascii_floor_never_exceeds_the_count(text: str, rest: str) -> None:
     assert ascii_pretoken_floor(text) <= plain(text + rest)  # a floor of a text's beginning holds too
     for enough in (None, 0, 5, 50, 10_000):
         assert lower_bound(text + rest, "cl100k_base", enough, fine=True) <= plain(text + rest)
+
+
+# The pieces `ascii_pretoken_floor` counts, as one pattern (`\s` here is the six ASCII whitespace
+# chars cl100k's pattern sees: not U+001C..U+001F).
+ASCII_FLOOR_PIECES = re.compile(
+    r"[A-Za-z]+|[0-9]{1,3}|[^\t\n\x0b\x0c\r A-Za-z0-9]{2,}|[^\t\n\x0b\x0c\r A-Za-z0-9](?![A-Za-z])")
+
+
+@settings(max_examples=1500, deadline=None)
+@given(st.one_of(ascii_texts, st.lists(st.sampled_from(ASCII_PIECES + ["0", "000", "0000", "..", "a"]),
+                                       max_size=80).map("".join)))
+def test_the_ascii_floor_counts_the_pieces_of_its_pattern(text: str) -> None:
+    from sanitizer.tokens.encodings import ascii_pretoken_floor
+
+    assert ascii_pretoken_floor(text) == len(ASCII_FLOOR_PIECES.findall(text))
+
+
+def test_the_ascii_floor_counts_the_pieces_of_corpus_text() -> None:
+    from sanitizer.tokens.encodings import ascii_pretoken_floor
+
+    if not CORPUS.is_dir():
+        pytest.skip(f"{CORPUS} not found: the corpus sits in ../shared/ beside the clone")
+    lines = [line for path in sorted(CORPUS.glob("*/*")) if path.is_file()
+             for line in path.read_text(encoding="utf-8", errors="replace").splitlines() if line.isascii()]
+    assert len(lines) > 1000
+    assert [ascii_pretoken_floor(t) for t in lines] == [len(ASCII_FLOOR_PIECES.findall(t)) for t in lines]
