@@ -67,9 +67,13 @@ class Engine:
         ctx.cache["clean_texts"] = clean
         pairs = Pairs(view)
         ctx.calls, ctx.results = pairs.first_calls(), pairs.results
+        in_scope: dict[tuple[str, bool], list[Part]] = {}  # rules share a few scopes: each is listed once
         for rule in self.config.active:
-            members = scopes.members(rule.scope, with_latest_user=rule.action.redacts)
-            selected = self._select(rule, view.parts, members, ctx)
+            key = (rule.scope, rule.action.redacts)
+            if (parts := in_scope.get(key)) is None:
+                members = scopes.members(rule.scope, with_latest_user=rule.action.redacts)
+                parts = in_scope[key] = [p for p in view.parts if p.message in members]
+            selected = self._select(rule, parts, ctx)
             if not selected:
                 continue
             if rule.action.run_batch is not None:
@@ -121,10 +125,11 @@ class Engine:
         return dataclasses.replace(change, text="\n".join([change.text, *lost]))
 
     @staticmethod
-    def _select(rule: Rule, parts: list[Part], members: frozenset[int], ctx: Context) -> list[Part]:
-        """The parts a rule applies to: live, of its kinds, in its scope, then its roles, tags, tools."""
+    def _select(rule: Rule, parts: list[Part], ctx: Context) -> list[Part]:
+        """The parts a rule applies to, of `parts` (those in its scope): live, of its kinds, then
+        its roles, tags, tools."""
         kinds = rule.kinds
-        out = [p for p in parts if p.kind in kinds and not p.dropped and p.message in members]
+        out = [p for p in parts if p.kind in kinds and not p.dropped]
         if rule.roles:
             out = [p for p in out if p.role in rule.roles]
         if rule.tags:
