@@ -1,5 +1,5 @@
-"""`python -m sanitizer`: the `sanitize` command."""
+"""`python -m sanitizer`: the `sanitize` program."""
 
-from sanitizer.cli.command import main
+from sanitizer.cli.program import run
 
-main()
+run()

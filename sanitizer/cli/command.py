@@ -156,7 +156,7 @@ def main(files: tuple[str, ...], output: Path | None, preset: str, config_file: 
         fail(str(exc))
     except InputError as exc:
         fail(str(exc), 1)
-    _quiet_stdout_at_exit()
+    flush_stdout()
     sys.exit(code)
 
 
@@ -180,7 +180,7 @@ def check_cuts(files: tuple[str, ...], cuts: Path | None, *, check: bool, summar
         fail(f"--cuts {cuts}: the same file as -o; choose another file")
 
 
-def _quiet_stdout_at_exit() -> None:
+def flush_stdout() -> None:
     """Flush stdout now; when its reader went away, point it at /dev/null so that the
     interpreter's own flush at exit has nothing to complain about."""
     import os
