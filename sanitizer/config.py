@@ -53,6 +53,7 @@ class Rule:
 
 @dataclass(frozen=True, slots=True)
 class Config:
+    """A validated configuration: its rules in order and the protected tail's size."""
     name: str
     rules: tuple[Rule, ...]
     keep_recent: int = 10
@@ -107,8 +108,7 @@ def _pack_text(name: str) -> tuple[str, str]:
 
 def _did_you_mean(word: str, choices: list[str] | tuple[str, ...]) -> str:
     import difflib  # only an error needs it
-    close = difflib.get_close_matches(word, list(choices), n=3, cutoff=0.5)
-    if close:
+    if close := difflib.get_close_matches(word, list(choices), n=3, cutoff=0.5):
         return "; did you mean " + " or ".join(repr(c) for c in close) + "?"
     return "; valid: " + ", ".join(choices)
 

@@ -20,6 +20,7 @@ from sanitizer.pairs import Pairs
 
 @dataclass(frozen=True, slots=True)
 class Scopes:
+    """The messages of one view each scope holds (by index), and the latest user ask."""
     head: frozenset[int]
     tail: frozenset[int]
     latest_user: int | None

@@ -39,6 +39,7 @@ from sanitizer.pairs import Pairs
 
 @dataclass(frozen=True, slots=True)
 class Finding:
+    """One structural problem of a conversation: where it is, its code and what is wrong."""
     source: str
     line: int | None
     record: int

@@ -38,6 +38,7 @@ _REFERENCE = lazy_pattern(r"\[same (?:text )?as message \d++\]")
 
 @dataclass(frozen=True, slots=True)
 class BoilerplateOptions:
+    """The parameters of `dedupe-boilerplate`."""
     tags: tuple[str, ...] = TAGS
     min_chars: int = 200
 

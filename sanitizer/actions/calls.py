@@ -36,6 +36,7 @@ _ECHO_KEYS = ("activeForm", "active_form")
 
 @dataclass(frozen=True, slots=True)
 class TrimCallOptions:
+    """The parameters of `trim-call-args`."""
     drop_keys: tuple[str, ...] = DROP_KEYS
     shell_keys: tuple[str, ...] = SHELL_KEYS
     plans: bool = True

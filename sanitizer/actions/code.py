@@ -26,6 +26,7 @@ _URL = lazy_pattern(r"[A-Za-z][A-Za-z0-9+.-]{1,15}+://\S")
 
 @dataclass(frozen=True, slots=True)
 class CollapseCodeOptions:
+    """The parameters of `collapse-code`."""
     max_lines: int = 6
     keep_lines: int = 5
 

@@ -28,6 +28,7 @@ _TOOL_NAMES = 6
 
 @dataclass(frozen=True, slots=True)
 class FoldOptions:
+    """The parameters of `fold-sidechain`."""
     errors: int = 5
 
     def __post_init__(self) -> None:

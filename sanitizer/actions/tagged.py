@@ -45,6 +45,7 @@ def _non_negative(**values: int) -> None:
 
 @dataclass(frozen=True, slots=True)
 class KeepTagOptions:
+    """The parameters of `keep-tag`."""
     tags: tuple[str, ...] = ("key_info",)
 
     def __post_init__(self) -> None:
@@ -180,6 +181,7 @@ STRIPPED_RE = lazy_pattern(r"\[removed ([0-9][0-9,]*) chars\]")
 
 @dataclass(frozen=True, slots=True)
 class StripBlockOptions:
+    """The parameters of `strip-block`."""
     tags: tuple[str, ...] = ("file_content",)
 
     def __post_init__(self) -> None:
@@ -220,6 +222,7 @@ STRIP_BLOCK = Action(
 
 @dataclass(frozen=True, slots=True)
 class PlaceholderTagOptions:
+    """The parameters of `placeholder-tag`."""
     tags: tuple[str, ...] = ("history", "earlier_context")
     placeholder: str = "[...]"
 
@@ -255,6 +258,7 @@ PLACEHOLDER_TAG = Action(
 
 @dataclass(frozen=True, slots=True)
 class TrimTagOptions:
+    """The parameters of `trim-tag`."""
     tags: tuple[str, ...] = ("thinking", "think", "tool_use", "tool_call", "tool_result")
     max_chars: int = 800
     head: int = 400

@@ -49,7 +49,7 @@ def outside_protected(text: str, ctx: Context, fn: Callable[[str], str]) -> str:
 
 @dataclass(frozen=True, slots=True)
 class RedactSecretsOptions:
-    pass
+    """`redact-secrets` takes no parameters."""
 
 
 def redact_secrets(parts: list[Part], opts: RedactSecretsOptions, ctx: Context) -> dict[int, Change]:
@@ -100,6 +100,7 @@ DATA_URI_RE = lazy_pattern(
 
 @dataclass(frozen=True, slots=True)
 class ImagePlaceholderOptions:
+    """The parameters of `image-placeholder`."""
     data_uris: bool = True  # also replace `data:…;base64,…` runs inside text
 
 
@@ -147,6 +148,7 @@ IMAGE_PLACEHOLDER = Action(
 
 @dataclass(frozen=True, slots=True)
 class TrimTextOptions:
+    """The parameters of `trim-text`."""
     max_chars: int = 6000
     head: int = 4000
     tail: int = 1500
@@ -194,7 +196,7 @@ def _collapse_blanks(text: str) -> str:
 
 @dataclass(frozen=True, slots=True)
 class CollapseBlankLinesOptions:
-    pass
+    """`collapse-blank-lines` takes no parameters."""
 
 
 def collapse_blank_lines(part: Part, opts: CollapseBlankLinesOptions, ctx: Context) -> Change | None:

@@ -21,6 +21,7 @@ MODES = ("placeholder", "remove")
 
 @dataclass(frozen=True, slots=True)
 class DropThinkingOptions:
+    """The parameters of `drop-thinking`."""
     mode: str = "placeholder"
     placeholder: str = "[thinking omitted: {chars} chars]"
 

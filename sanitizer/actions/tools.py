@@ -37,6 +37,7 @@ def _call_of(part: Part, ctx: Context) -> tuple[str, str | None]:
 
 @dataclass(frozen=True, slots=True)
 class DigestOptions:
+    """The parameters of `digest-tool-result`."""
     min_chars: int = 200
     user_text: bool = True  # also tool output carried as user text (Cline results, observations)
 
@@ -88,6 +89,7 @@ DIGEST = Action(
 
 @dataclass(frozen=True, slots=True)
 class CompactOptions:
+    """The parameters of `compact-tool-args`."""
     leaf_chars: int = 200
     min_chars: int = 500
     head: int = 100
@@ -183,6 +185,7 @@ COMPACT = Action(
 
 @dataclass(frozen=True, slots=True)
 class DedupeOptions:
+    """The parameters of `dedupe-tool-results`."""
     min_chars: int = 200
 
     def __post_init__(self) -> None:
