@@ -170,12 +170,12 @@ def _redact_once(text: str, fast: bool, starts: list[int] | None = None) -> tupl
                 if len(low) != len(text) or (not text.isascii() and any(t in text for t in near.FOLD_TRAPS)):
                     fast = False
             use_low = fast
+        if gate is not None and not sp.folded and gate.absent(index):
+            continue  # no match, known without compiling the pattern or looking for what it needs
         if sp.needs and not any(n in text for n in sp.needs):
             continue
         found = None
         if gate is not None and not sp.folded:
-            if sp._compiled is None and gate.absent(index):
-                continue  # no match, and no need to compile the pattern to know it
             found = gate.finditer(index, sp.pattern)
         if found is None:
             if gated and sp._compiled is None and can is None and _lacks_leads(sp, text):
