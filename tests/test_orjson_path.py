@@ -172,6 +172,23 @@ def run(path: Path) -> tuple[bytes | None, dict]:
 def test_whole_runs_give_the_same_bytes_and_report(path: Path, linewise: bool, monkeypatch: pytest.MonkeyPatch) -> None:
     if linewise:
         monkeypatch.setattr(job, "LINEWISE_BYTES", 0)
+    # orjson writes the changed JSONL records wherever it is cheap to use (as on the command line).
+    monkeypatch.setattr(fastjson, "cheap", lambda: True)
+    compact = []
+    monkeypatch.setattr(fastjson, "dumps_compact", lambda v, real=fastjson.dumps_compact: compact.append(v) or real(v))
     fast, plain = both(monkeypatch, run, path)
     assert fast[0] == plain[0]
     assert fast[1] == plain[1]
+    if path.suffix == ".jsonl" and fast[0] != path.read_bytes():
+        assert compact  # the compact writer took part
+
+
+def test_a_record_not_read_from_text_is_written_by_json(monkeypatch: pytest.MonkeyPatch) -> None:
+    """orjson writes a float NaN as `null`: only records whose numbers were read from text (a NaN
+    there is a `RawNumber`, which orjson refuses) go to it."""
+    monkeypatch.setattr(fastjson, "cheap", lambda: True)
+    record = {"x": float("nan"), "y": [2.5, "4e-5"]}
+    assert loader.dumps_record(record) == json.dumps(record, separators=(",", ":")) == '{"x":NaN,"y":[2.5,"4e-5"]}'
+    read = loader.from_text('{"x": NaN, "y": [1e-07, 2.5, "4e-5"]}\n{"z": 1}\n', "t.jsonl").records[0]
+    assert loader.dumps_record(read, read=True) == '{"x":NaN,"y":[1e-07,2.5,"4e-5"]}'
+    assert loader.dumps_record({"z": [2.5, "1b4e-5f"]}, read=True) == fastjson.dumps_compact({"z": [2.5, "1b4e-5f"]})

@@ -8,8 +8,9 @@ opening brackets than the stdlib reader's nesting limit; any orjson error hands 
 `json`, whose value, error and message are the reader's.  Without orjson, or with
 `SANITIZER_PLAIN=1`, only `json` runs.
 
-Writing: a value read from text is written back with its 2-space indent by orjson where that gives
-`json`'s text (`dumps_indent2`); every other record is written by `json`.
+Writing: a value read from text is written back, with its 2-space indent or as a compact JSONL
+record, by orjson where that gives `json`'s text (`dumps_indent2`, `dumps_compact`); every other
+value is written by `json`.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from __future__ import annotations
 import importlib.util
 import os
 import re
+import sys
 from typing import Any
 
 # Imported on the first read that uses it: its import (20 ms, uuid included) is more than it
@@ -87,9 +89,35 @@ WIDE = 2.0**63
 
 # orjson writes a float below 1e-4 in magnitude otherwise than `json` (`0.00001` and `1e-7`
 # against `1e-05` and `1e-07`), and only such a float: its text then holds `.0000`, or `e-` after
-# a digit (a string holding one sends the value to `json` too).  Two searches at `find` speed: a
-# pattern for both shapes tried every position (60 ms over 4 MB).
+# a digit.  Two searches at `find` speed (a pattern for both shapes tried every position: 60 ms
+# over 4 MB), then a look at what each find is part of: a number's text starts where a value
+# starts (after `:`, `,`, `[`, a space or a line break) and is at most 24 chars long, so the same
+# shapes inside a string (a UUID's `4e-5`, a version's `1.0000`) do not send the value to `json`.
 _EXPONENT = re.compile(rb"e-[0-9]")
+_NUMBER_CHARS = b"0123456789.eE+-"
+_BEFORE_VALUE = b":,[ \n"
+_NUMBER_MAX = 32
+
+
+def _small_float_in(data: bytes) -> bool:
+    """True when a number of `data` (orjson's text) may be a float below 1e-4 in magnitude."""
+    at = data.find(b".0000")
+    while at >= 0:
+        if _in_number(data, at):
+            return True
+        at = data.find(b".0000", at + 1)
+    return any(0x30 <= data[m.start() - 1] <= 0x39 and _in_number(data, m.start()) for m in _EXPONENT.finditer(data, 1))
+
+
+def _in_number(data: bytes, at: int) -> bool:
+    """True when the byte at `at` may be part of a number: the run of number chars holding it
+    starts the text or a value, and is short enough to be one (else it lies inside a string)."""
+    start = at
+    while start and data[start - 1] in _NUMBER_CHARS:
+        start -= 1
+        if at - start > _NUMBER_MAX:
+            return False
+    return start == 0 or data[start - 1] in _BEFORE_VALUE
 
 
 def dumps_indent2(value: Any) -> str | None:
@@ -99,6 +127,23 @@ def dumps_indent2(value: Any) -> str | None:
     orjson refuses (a plain `nan` it would write as `null`).  orjson also refuses an integer beyond
     64 bits, a lone surrogate, a key that is not a string and nesting past 255 levels.
     """
+    return _dumps(value, indent=True)
+
+
+def dumps_compact(value: Any) -> str | None:
+    """`json.dumps(value, separators=(",", ":"), ensure_ascii=False)` by orjson (a JSONL record
+    as the writer makes it), or None where `json` must write it; as `dumps_indent2`, for a value
+    read from text."""
+    return _dumps(value, indent=False)
+
+
+def cheap() -> bool:
+    """True where orjson costs no import worth counting: it is imported, or `uuid` is, the slowest
+    of what it imports (the command line's click imports it; a library process may not have)."""
+    return orjson is not None or "uuid" in sys.modules
+
+
+def _dumps(value: Any, indent: bool) -> str | None:
     if not ENABLED:
         return None
     try:
@@ -106,9 +151,9 @@ def dumps_indent2(value: Any) -> str | None:
     except ImportError:
         return None
     try:
-        data = module.dumps(value, option=module.OPT_INDENT_2)
+        data = module.dumps(value, option=module.OPT_INDENT_2 if indent else 0)
     except TypeError:  # orjson.JSONEncodeError is one
         return None
-    if data.find(b".0000") >= 0 or any(0x30 <= data[m.start() - 1] <= 0x39 for m in _EXPONENT.finditer(data, 1)):
+    if _small_float_in(data):
         return None
     return data.decode()

@@ -169,7 +169,11 @@ def dumps_value(value: Any, indent: int | None = None) -> str:
     return _dumps(value, indent=indent)
 
 
-def dumps_record(record: Any) -> str:
+def dumps_record(record: Any, read: bool = False) -> str:
+    """A JSONL record's line.  `read`: its numbers were read from text (orjson may write it,
+    where it is cheap to use)."""
+    if read and fastjson.cheap() and (fast := fastjson.dumps_compact(record)) is not None:
+        return fast  # orjson takes no lone surrogate and no RawNumber: nothing below would change it
     return _dumps(record, separators=(",", ":"))
 
 
@@ -182,7 +186,7 @@ def to_text(doc: Document) -> str:
             if isinstance(record, Damaged):
                 out.append(record.raw)
             elif i in doc.dirty or i >= len(raw):
-                out.append(dumps_record(record))
+                out.append(dumps_record(record, read=i < len(raw)))
             else:
                 out.append(raw[i])
         if doc.trailing_newline and out:

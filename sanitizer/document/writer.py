@@ -58,7 +58,7 @@ def chunks(doc: Document, size: int = CHUNK) -> Iterator[bytes]:
         if isinstance(record, Damaged):
             piece = encode(record.raw)
         elif i in doc.dirty or i >= len(raw):
-            piece = encode(loader.dumps_record(record))
+            piece = encode(loader.dumps_record(record, read=i < len(raw)))
         else:
             piece = from_file(i) if from_file is not None else encode(raw[i])
         if i:
