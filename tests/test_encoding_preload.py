@@ -113,7 +113,7 @@ def test_a_worker_that_cannot_read_the_encoding_fails_the_count_with_its_error(
         raise EncodingError(f"cannot load tiktoken encoding {name!r} (a test)")
 
     monkeypatch.setattr(encodings, "_load", unreadable)  # the forked worker inherits it
-    counter.start_workers(load=True)
+    counter.start_workers(load=1)
     try:
         assert counter._pool is not None and "cl100k_base" not in encodings._slots
         with pytest.raises(EncodingError, match="a test"):

@@ -119,11 +119,11 @@ def main(files: tuple[str, ...], output: Path | None, preset: str, config_file: 
                       cuts_secrets=cuts_include_secrets)
     if files and opts.mode == "copy" and (opts.count_tokens or budget is not None) and not (
             list_rules or explain or show_config or detect):
-        from sanitizer.run.sizes import known_size, workers_read_encoding
+        from sanitizer.run.sizes import encoding_workers, known_size
 
         size = known_size(files)
         # A smaller input is counted without the encoder; a big file's counting workers read it.
-        if (size is None or size > SHORT_MAX_CHARS) and not workers_read_encoding(files, opts, jobs):
+        if (size is None or size > SHORT_MAX_CHARS) and not encoding_workers(files, opts, jobs):
             preload(encoding)  # read in a thread while the input is read and parsed; joined when first needed
     try:
         if list_rules or explain or show_config:

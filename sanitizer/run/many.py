@@ -38,7 +38,7 @@ from sanitizer.run.options import RunOptions
 from sanitizer.run.outcome import Outcome, guarded
 from sanitizer.run.output import WriteError
 from sanitizer.run.progress import Bar
-from sanitizer.run.sizes import file_size, workers_read_encoding
+from sanitizer.run.sizes import encoding_workers, file_size
 from sanitizer.run.workers import adopt, before_fork
 
 if TYPE_CHECKING:
@@ -58,8 +58,8 @@ def outcomes(files: tuple[str, ...], opts: RunOptions, san: Sanitizer, jobs: int
     streams = [False] * len(files) if strict else [sniff_streamable(f, opts, san) for f in files]  # sniffed once
     if any(streams):
         return _streamed(files, streams, opts, san, jobs, targets, bar, stdout)
-    if workers_read_encoding(files, opts, jobs):
-        san.counter.start_workers(load=True)  # they read the encoding while this process reads the input
+    if workers := encoding_workers(files, opts, jobs):
+        san.counter.start_workers(load=workers)  # they read the encoding while this process reads the input
     elif san.count_tokens and max(map(file_size, files), default=0) >= START_WORKERS_BYTES:
         san.counter.start_workers()  # before a big input is loaded (see TokenCounter.start_workers)
     if strict:

@@ -13,7 +13,7 @@ from sanitizer.tokens.counter import SHORT_MAX_CHARS
 if TYPE_CHECKING:
     from sanitizer.run.options import RunOptions
 
-__all__ = ["file_size", "known_size", "workers_read_encoding"]
+__all__ = ["encoding_workers", "file_size", "known_size"]
 
 
 def file_size(source: str) -> int:
@@ -38,12 +38,22 @@ def known_size(files: Sequence[str]) -> int | None:
     return total
 
 
-def workers_read_encoding(files: Sequence[str], opts: RunOptions, jobs: int) -> bool:
-    """True where the token-counting workers are started before the input is read and each reads
-    the encoding itself (`TokenCounter.start_workers(load=True)`), rather than this process:
-    a copy with the exact token report and no budget (which counts in this process, a text at a
-    time), of files too big for `short` to count, in one process with other cores at hand."""
+# Up to this size one counting worker keeps up with this process; above, every core counts.  On
+# 2 cores, generated Claude Code sessions with the token report: 12 and 40 MB ran 8% and 5%
+# faster with one worker than with two; 100 MB 5% slower (`bench/process.py`, `bench/peak.py`).
+ONE_WORKER_BYTES = 64 * 1024 * 1024
+
+
+def encoding_workers(files: Sequence[str], opts: RunOptions, jobs: int) -> int:
+    """How many token-counting workers to start before the input is read, each reading the
+    encoding itself (`TokenCounter.start_workers(load=...)`) so this process never builds the
+    encoder (0: none, this process reads it): for a copy with the exact token report and no
+    budget (which counts here, a text at a time), of files too big for `short` to count, in one
+    process with other cores at hand.  Two workers building the encoder beside this process
+    slowed a 2-core machine more than they saved, below `ONE_WORKER_BYTES`."""
     if opts.mode != "copy" or not opts.count_tokens or opts.budget is not None or (jobs > 1 and len(files) > 1):
-        return False
+        return 0
     size = known_size(files)
-    return size is not None and size > SHORT_MAX_CHARS and default_threads() > 1 and not in_daemon()
+    if size is None or size <= SHORT_MAX_CHARS or default_threads() < 2 or in_daemon():
+        return 0
+    return 1 if size <= ONE_WORKER_BYTES else default_threads()

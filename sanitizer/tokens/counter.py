@@ -235,21 +235,21 @@ class TokenCounter(LongRuns):
         futures = [self._pool.submit(fn, job) for job in jobs]
         return lambda: [f.result() for f in futures]
 
-    def start_workers(self, load: bool = False) -> None:
+    def start_workers(self, load: int = 0) -> None:
         """Fork the counting processes now, while this process is small.
 
         Forking later, with a big document loaded, copies the page tables of all of it, and then
         every page this process writes to; on a 47 MB session that was a quarter of a second.
-        With `load`, one worker starts, reads the encoding itself (on another core, while this
-        process reads its input and runs the rules) and takes every count: the encoder built here
-        holds the interpreter 60 ms; two workers building it slowed this process more than they saved.
+        With `load`, that many workers (at most `threads`) start, read the encoding themselves (on
+        other cores, while this process reads its input and runs the rules) and take every count:
+        the encoder built here holds the interpreter 60 ms (see `run.sizes.encoding_workers`).
         """
         if self.threads == 1 or self._pool is not None or in_daemon():
             return
-        self._workers_load = load and not requested(self.encoding_name)
+        self._workers_load = load > 0 and not requested(self.encoding_name)
         init = (read_encoding, (self.encoding_name,)) if self._workers_load else (None, ())
-        self._pool = processes.new_pool(1 if self._workers_load else self.threads, mp_context=fork_context(),
-                                        initializer=init[0], initargs=init[1])
+        self._pool = processes.new_pool(min(load, self.threads) if self._workers_load else self.threads,
+                                        mp_context=fork_context(), initializer=init[0], initargs=init[1])
         started = self._pool.submit(int)  # the first job starts the workers
         if not self._workers_load:
             started.result()

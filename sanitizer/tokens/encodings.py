@@ -193,7 +193,7 @@ _HIGH_BYTES = bytes(range(0x80, 0x100))
 
 
 def read_encoding(name: str) -> None:
-    """A counting worker's start (`TokenCounter.start_workers(load=True)`): the encoding, read now;
+    """A counting worker's start (`TokenCounter.start_workers(load=...)`): the encoding, read now;
     an error is left to the first count, which raises it to the caller."""
     with contextlib.suppress(Exception):
         get_encoding(name)
