@@ -85,10 +85,12 @@ def _run(tmp_path: Path, how: str, session: Path, out_name: str, *extra: str) ->
     return done.stdout.split("PARENT ")[-1].strip(), report
 
 
-def test_a_big_files_counts_come_from_a_worker_that_read_the_encoding_itself(tmp_path: Path) -> None:
+@pytest.mark.parametrize("kind", ["session", "dataset"])
+def test_a_big_files_counts_come_from_a_worker_that_read_the_encoding_itself(tmp_path: Path, kind: str) -> None:
     if default_threads() < 2:
         pytest.skip("one core: the counts are made in this process")
-    session = gen.claude_session(tmp_path / "big.jsonl", 3 * SHORT_MAX_CHARS // 2, seed=11)
+    make = gen.claude_session if kind == "session" else gen.dataset  # a dataset is streamed line by line
+    session = make(tmp_path / "big.jsonl", 3 * SHORT_MAX_CHARS // 2, seed=11)
     ours, ours_report = _run(tmp_path, "fresh", session, "ours.jsonl")
     theirs, theirs_report = _run(tmp_path, "preloaded", session, "theirs.jsonl")
     assert (ours, theirs) == ("NOT LOADED", "LOADED")

@@ -27,8 +27,11 @@ if TYPE_CHECKING:
 # Token counts remembered from earlier lines (repeated system prompts) are kept up to this size.
 MEMO_CHARS = 8 * 1024 * 1024
 # Lines whose token figures are counted together: enough text for the counter's worker processes
-# (`tokens.PARALLEL_MIN_CHARS`), little enough memory for the lines held until then.
+# (`tokens.PARALLEL_MIN_CHARS`), little enough memory for the lines held until then.  Once they
+# run (started before the file is read), smaller batches keep them busy while lines are sanitized
+# (a generated 3 MB dataset: 9.4x a json round trip, against 11.2x in one batch after the lines).
 COUNT_BATCH_CHARS = 4 * 1024 * 1024
+WARM_BATCH_CHARS = 512 * 1024
 # Lines whose strings are cleared of credentials in one scan (`redaction.clean_strings`): each
 # line's guard and redaction then scan only what that leaves, not each line's texts apart (every
 # scan pays a fixed cost a pattern).  Their parsed records are held until the group is done.
@@ -124,7 +127,7 @@ def run_lines(san: Sanitizer, lines: Iterable[tuple[int, str, bool]], write: Cal
         pending.append((result.report, result.tally,
                         text.encode("utf-8", errors="surrogateescape") + (b"\n" if ended else b"")))
         pending_chars += result.tally.chars if result.tally is not None else 0
-        if pending_chars >= COUNT_BATCH_CHARS or result.tally is None:
+        if pending_chars >= (WARM_BATCH_CHARS if san.counter.warm else COUNT_BATCH_CHARS) or result.tally is None:
             # The previous batch is written once counted; this one is counted while the next
             # lines are sanitized (the counter's worker processes take big batches).
             counting()

@@ -56,11 +56,14 @@ def outcomes(files: tuple[str, ...], opts: RunOptions, san: Sanitizer, jobs: int
         return pooled(files, targets, opts, san, jobs, strict=strict, stdout=stdout)
     # --strict must see problems before any output is written, so it never streams.
     streams = [False] * len(files) if strict else [sniff_streamable(f, opts, san) for f in files]  # sniffed once
+    # Counting workers that read the encoding while this process reads the input: every core's for
+    # a dataset, whose lines are counted in batches after they are sanitized (one worker fell behind).
+    workers = encoding_workers(files, opts, jobs)
+    if workers and (jobs == 1 or not any(streams)):
+        san.counter.start_workers(load=san.counter.threads if any(streams) else workers)
     if any(streams):
         return _streamed(files, streams, opts, san, jobs, targets, bar, stdout)
-    if workers := encoding_workers(files, opts, jobs):
-        san.counter.start_workers(load=workers)  # they read the encoding while this process reads the input
-    elif san.count_tokens and max(map(file_size, files), default=0) >= START_WORKERS_BYTES:
+    if not workers and san.count_tokens and max(map(file_size, files), default=0) >= START_WORKERS_BYTES:
         san.counter.start_workers()  # before a big input is loaded (see TokenCounter.start_workers)
     if strict:
         return [one(san, f, opts, bar) for f in files]

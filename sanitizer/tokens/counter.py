@@ -9,13 +9,8 @@ Counting is exact and linear in the text length:
 - Long texts are cut where cl100k's pre-tokenizer already ends a pre-token (`split_for_bpe`), so
   the pieces are counted independently (big batches in worker processes).
 - tiktoken's BPE is super-linear inside one giant pre-token (a CJK or DNA run with no spaces, a
-  run of one character): about 40 s for a 5 MB CJK run.  Such runs are cut every `RUN_STEP`
-  chars (`run_cuts`) at places where both halves still pre-tokenize as the whole did, and each cut
-  is kept only where the last token before it and the first token after it are *compatible* (BPE
-  of their two byte strings gives back exactly those two tokens).  A sequence of tokens whose
-  neighbours are all compatible is the BPE encoding of its bytes, so the counts add up exactly;
-  a cut that never becomes compatible within its window is dropped (exact, just slower).
-  `tests/test_fast_paths.py` checks all of this against unsplit encoding with hypothesis.
+  run of one character): about 40 s for a 5 MB CJK run.  Such runs are cut where the counts of
+  both sides still add up exactly (`longruns`).
 """
 
 from __future__ import annotations
@@ -102,6 +97,11 @@ class TokenCounter(LongRuns):
         """The encoding, loaded (or waited for, see `encodings.preload`) when first needed: a run
         whose figures come from bounds never reads the encoding file."""
         return get_encoding(self.encoding_name)
+
+    @property
+    def warm(self) -> bool:
+        """True once the counting processes run: a batch from `WARM_PARALLEL_MIN_CHARS` goes to them."""
+        return self._pool is not None
 
     @property
     def max_token_chars(self) -> int:
