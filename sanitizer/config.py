@@ -10,13 +10,19 @@ the file, the rule and the closest valid names.
 from __future__ import annotations
 
 import dataclasses
-import importlib.util
-import tomllib
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 from sanitizer.actions import Action, builtins, registry
+from sanitizer.config_files import (  # noqa: F401 - the names callers know from here
+    _packs,
+    check_preset,
+    did_you_mean,
+    find_user_config,
+    pack_names,
+    pack_table,
+    read_user_config,
+)
 from sanitizer.errors import ConfigError
 from sanitizer.model import KINDS, ROLES
 from sanitizer.textkit.tags import ALWAYS_PROTECTED
@@ -78,48 +84,6 @@ class Config:
                                    for t in r.action.protects(r.options)}
 
 
-def _packs() -> Any:
-    """`sanitizer.packs` once installed (pyproject maps `rules/` there), else `rules/` of the checkout.
-    A folder on disk is what `importlib.resources.files` gives, taken without its ~4 ms import."""
-    spec = importlib.util.find_spec("sanitizer.packs") or importlib.util.find_spec("sanitizer")
-    if spec.has_location and spec.origin and Path(spec.origin).is_file():
-        folder = Path(spec.origin).parent
-    else:  # a zip or another loader
-        folder = importlib.import_module("importlib.resources").files(spec.name)
-    return folder if spec.name == "sanitizer.packs" else folder.joinpath("..", "rules")
-
-
-def pack_names() -> list[str]:
-    return sorted(p.name[:-5] for p in _packs().iterdir() if p.name.endswith(".toml"))
-
-
-def check_preset(name: str) -> None:
-    """Raise a ConfigError with the closest names when `name` is not a shipped pack."""
-    if name != "none" and name not in pack_names():
-        raise ConfigError(f"unknown preset {name!r}{_did_you_mean(name, pack_names() + ['none'])}")
-
-
-def _pack_text(name: str) -> tuple[str, str]:
-    if name == "none":
-        return "", "<preset none>"
-    check_preset(name)
-    return (_packs() / f"{name}.toml").read_text(encoding="utf-8"), f"rules/{name}.toml"
-
-
-def _did_you_mean(word: str, choices: list[str] | tuple[str, ...]) -> str:
-    import difflib  # only an error needs it
-    if close := difflib.get_close_matches(word, list(choices), n=3, cutoff=0.5):
-        return "; did you mean " + " or ".join(repr(c) for c in close) + "?"
-    return "; valid: " + ", ".join(choices)
-
-
-def _parse(text: str, source: str) -> dict[str, Any]:
-    try:
-        return tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(f"{source}: invalid TOML: {exc}", source=source) from exc
-
-
 def load(preset: str = "default", user: dict[str, Any] | None = None, user_source: str = "<config>",
          enable: tuple[str, ...] = (), disable: tuple[str, ...] = (), keep_recent: int | None = None) -> Config:
     """Resolve a preset, an optional user table on top of it, and command-line toggles."""
@@ -130,8 +94,8 @@ def load(preset: str = "default", user: dict[str, Any] | None = None, user_sourc
         if base in seen:
             raise ConfigError(f"{layers[-1][1]}: `extends` cycle: {' -> '.join(seen + [base])}")
         seen.append(base)
-        text, source = _pack_text(base)
-        layers.append((data := _parse(text, source), source))
+        data, source = pack_table(base)
+        layers.append((data, source))
         base = data.get("extends")
     args = (layers, (user or {}).get("name") or preset, enable, disable, keep_recent)
     if not any(data.get("rule") for data, _ in layers) and not enable:
@@ -151,7 +115,7 @@ def _resolve(actions: dict[str, Action], layers: list[tuple[dict[str, Any], str]
         _check_keys(data, PACK_KEYS, source, "top level")
         for key, value in (data.get("settings") or {}).items():
             if key not in SETTING_DEFAULTS:
-                raise ConfigError(f"{source}: [settings]: unknown key {key!r}{_did_you_mean(key, tuple(SETTING_DEFAULTS))}", source=source)
+                raise ConfigError(f"{source}: [settings]: unknown key {key!r}{did_you_mean(key, tuple(SETTING_DEFAULTS))}", source=source)
             settings[key] = _check_type(value, int, source, f"settings.{key}")
         for raw in data.get("rule") or []:
             name = raw.get("name") or raw.get("use")
@@ -177,7 +141,7 @@ def _resolve(actions: dict[str, Action], layers: list[tuple[dict[str, Any], str]
     if order is not None:
         unknown = [n for n in order if n not in rules]
         if unknown:
-            raise ConfigError(f"order: unknown rule {unknown[0]!r}{_did_you_mean(unknown[0], tuple(rules))}")
+            raise ConfigError(f"order: unknown rule {unknown[0]!r}{did_you_mean(unknown[0], tuple(rules))}")
         pos = {n: i for i, n in enumerate(order)}
         built.sort(key=lambda r: (pos.get(r.name, len(pos)), rank[r.action.name]))
     else:
@@ -194,13 +158,13 @@ def _require_rule(name: str, rules: dict[str, dict[str, Any]], source: str, acti
     if name in actions:  # enabling an action the pack does not list adds it with its defaults
         rules[name] = {"name": name, "use": name, "_source": source}
         return
-    raise ConfigError(f"{source}: unknown rule {name!r}{_did_you_mean(name, tuple(rules) + tuple(actions))}", source=source)
+    raise ConfigError(f"{source}: unknown rule {name!r}{did_you_mean(name, tuple(rules) + tuple(actions))}", source=source)
 
 
 def _check_keys(data: dict[str, Any], allowed: tuple[str, ...], source: str, where: str) -> None:
     for key in data:
         if key not in allowed:
-            raise ConfigError(f"{source}: {where}: unknown key {key!r}{_did_you_mean(key, allowed)}", source=source)
+            raise ConfigError(f"{source}: {where}: unknown key {key!r}{did_you_mean(key, allowed)}", source=source)
 
 
 def _check_type(value: Any, kind: type, source: str, key: str) -> Any:
@@ -215,7 +179,7 @@ def _strings(value: Any, source: str, key: str, allowed: tuple[str, ...] | None 
         raise ConfigError(f"{source}: {key}: expected a string or a list of strings, got {value!r}", source=source)
     for v in items:
         if allowed is not None and v not in allowed:
-            raise ConfigError(f"{source}: {key}: unknown value {v!r}{_did_you_mean(v, allowed)}", source=source)
+            raise ConfigError(f"{source}: {key}: unknown value {v!r}{did_you_mean(v, allowed)}", source=source)
     return tuple(items)
 
 
@@ -225,7 +189,7 @@ def _build(spec: dict[str, Any], actions: dict[str, Action]) -> Rule:
     where = f"{source}: rule {name!r}"
     use = spec.get("use", name)
     if use not in actions:
-        raise ConfigError(f"{where}: unknown action {use!r}{_did_you_mean(use, tuple(actions))}")
+        raise ConfigError(f"{where}: unknown action {use!r}{did_you_mean(use, tuple(actions))}")
     action = actions[use]
     fields = {f.name: f for f in dataclasses.fields(action.options)}
     opts: dict[str, Any] = {}
@@ -235,7 +199,7 @@ def _build(spec: dict[str, Any], actions: dict[str, Action]) -> Rule:
         attr = key.replace("-", "_")
         if attr not in fields:
             valid = tuple(RULE_KEYS) + tuple(f.replace("_", "-") if "-" in key else f for f in fields)
-            raise ConfigError(f"{where}: unknown option {key!r}{_did_you_mean(key, valid)}")
+            raise ConfigError(f"{where}: unknown option {key!r}{did_you_mean(key, valid)}")
         opts[attr] = _coerce(value, fields[attr], where, key)
     try:
         options = action.options(**opts)
@@ -243,7 +207,7 @@ def _build(spec: dict[str, Any], actions: dict[str, Action]) -> Rule:
         raise ConfigError(f"{where}: {exc}") from exc
     scope = spec.get("scope", "older")
     if scope not in SCOPES:
-        raise ConfigError(f"{where}: scope: unknown value {scope!r}{_did_you_mean(scope, SCOPES)}")
+        raise ConfigError(f"{where}: scope: unknown value {scope!r}{did_you_mean(scope, SCOPES)}")
     enabled = spec.get("enabled", True)
     _check_type(enabled, bool, where, "enabled")
     return Rule(name=name, action=action, options=options, scope=scope, enabled=enabled,
@@ -263,38 +227,3 @@ def _coerce(value: Any, f: dataclasses.Field, where: str, key: str) -> Any:
     ):
         raise ConfigError(f"{where}: {key}: expected {type(default).__name__}, got {type(value).__name__} {value!r}")
     return value
-
-
-def read_user_config(path: Path) -> tuple[dict[str, Any], str]:
-    """A user config table from a TOML file (`[tool.sanitizer]` when it is a pyproject.toml)."""
-    try:
-        data = _parse(path.read_text(encoding="utf-8"), str(path))
-    except OSError as exc:
-        raise ConfigError(f"{path}: cannot read: {exc.strerror}", source=str(path)) from exc
-    if path.name == "pyproject.toml":
-        data = data.get("tool", {}).get("sanitizer", {})
-    return data, str(path)
-
-
-def find_user_config(start: Path) -> tuple[dict[str, Any], str] | None:
-    """`sanitizer.toml`, or `[tool.sanitizer]` in pyproject.toml, in the current folder.
-
-    A folder whose entries cannot be looked at (no search permission) holds no configuration
-    for us: the run goes on with the pack, as it would in an empty folder.
-    """
-    own = start / "sanitizer.toml"
-    if _is_file(own):
-        return read_user_config(own)
-    pyproject = start / "pyproject.toml"
-    if _is_file(pyproject):
-        data, source = read_user_config(pyproject)
-        if data:
-            return data, f"{source} [tool.sanitizer]"
-    return None
-
-
-def _is_file(path: Path) -> bool:
-    try:
-        return path.is_file()
-    except OSError:  # Path.is_file raises PermissionError where the folder cannot be searched
-        return False

@@ -121,3 +121,47 @@ def test_the_first_scan_of_a_process_reads_the_leads_a_former_one_kept(tmp_path:
     assert runs[0][0] == runs[1][0] and "[REDACTED:github-token:" in runs[0][0]
     assert runs[0][1] == f"{len(SPECS)} True"  # the first process derives every spec's leads, and keeps them
     assert runs[1][1] == "0 True"  # the second reads them all
+
+
+# --- the shipped packs' tables (`config_files.pack_table`) ---------------------------------------
+
+
+def test_every_shipped_pack_reads_back_as_the_toml_reader_parses_it(folder: Path) -> None:
+    import tomllib
+
+    from sanitizer import config_files
+
+    for name in config_files.pack_names():
+        text = (config_files._packs() / f"{name}.toml").read_text(encoding="utf-8")
+        first, second = config_files.pack_table(name), config_files.pack_table(name)  # parsed, then read back
+        assert first == second == (tomllib.loads(text), f"rules/{name}.toml")
+        assert (folder / config_files._kept_name(name)).is_file()
+    assert config_files.pack_table("none") == ({}, "<preset none>")
+
+
+@pytest.mark.parametrize("damage", ["garbage", "another text", "not a table"])
+def test_a_pack_kept_wrong_is_parsed_anew(damage: str, folder: Path) -> None:
+    import tomllib
+
+    from sanitizer import config_files
+
+    text = (config_files._packs() / "default.toml").read_text(encoding="utf-8")
+    config_files.pack_table("default")
+    kept = folder / config_files._kept_name("default")
+    if damage == "garbage":
+        kept.write_bytes(b"\x00" * 40)
+    else:
+        key = "[settings]\nkeep_recent = 1\n" if damage == "another text" else text
+        cachedir.write(kept.name, marshal.dumps({key: {"rule": []} if damage == "another text" else ["a list"]}))
+    assert config_files.pack_table("default")[0] == tomllib.loads(text)
+
+
+def test_a_process_after_the_first_reads_the_pack_without_the_toml_reader(tmp_path: Path) -> None:
+    code = ("import sys\nfrom sanitizer import config\n"
+            "c = config.load('default')\n"
+            "print(len(c.active), 'tomllib' in sys.modules)\n")
+    env = {"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin", cachedir.ENV: str(tmp_path / "cache")}
+    runs = [subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=tmp_path, check=True,
+                           env=env).stdout.split() for _ in range(2)]
+    assert runs[0][0] == runs[1][0] and int(runs[0][0]) > 10
+    assert (runs[0][1], runs[1][1]) == ("True", "False")
