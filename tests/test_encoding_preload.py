@@ -122,3 +122,24 @@ def test_a_worker_that_cannot_read_the_encoding_fails_the_count_with_its_error(
             counter.count_many(["hello world"] * 3)
     finally:
         counter.close()
+
+
+def test_which_runs_start_workers_that_read_the_encoding(tmp_path: Path) -> None:
+    from sanitizer.run.options import RunOptions
+    from sanitizer.run.sizes import ONE_WORKER_BYTES, encoding_workers
+
+    if default_threads() < 2:
+        pytest.skip("one core: no workers")
+    small, big, huge = tmp_path / "small.jsonl", tmp_path / "big.jsonl", tmp_path / "huge.jsonl"
+    for path, size in ((small, SHORT_MAX_CHARS), (big, SHORT_MAX_CHARS + 1), (huge, ONE_WORKER_BYTES + 1)):
+        with path.open("wb") as fh:
+            fh.truncate(size)  # sparse: only the size is looked at
+    tokens = RunOptions()
+    assert encoding_workers([str(big)], tokens, 1) == 1
+    assert encoding_workers([str(huge)], tokens, 1) == default_threads()
+    assert encoding_workers([str(small)], tokens, 1) == 0  # counted by `short`, without the encoder
+    assert encoding_workers(["-"], tokens, 1) == 0  # its size is unknown: the preload
+    assert encoding_workers([str(big)], RunOptions(count_tokens=False), 1) == 0
+    assert encoding_workers([str(big)], RunOptions(budget=1000), 1) == 0  # counts here, a text at a time
+    assert encoding_workers([str(big)], tokens, 2) == 0  # --jobs: its processes inherit the preload
+    assert encoding_workers([str(big)], RunOptions(mode="check"), 1) == 0

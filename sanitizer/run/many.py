@@ -58,8 +58,7 @@ def outcomes(files: tuple[str, ...], opts: RunOptions, san: Sanitizer, jobs: int
     streams = [False] * len(files) if strict else [sniff_streamable(f, opts, san) for f in files]  # sniffed once
     # Counting workers that read the encoding while this process reads the input: every core's for
     # a dataset, whose lines are counted in batches after they are sanitized (one worker fell behind).
-    workers = encoding_workers(files, opts, jobs)
-    if workers and (jobs == 1 or not any(streams)):
+    if workers := encoding_workers(files, opts, jobs):
         san.counter.start_workers(load=san.counter.threads if any(streams) else workers)
     if any(streams):
         return _streamed(files, streams, opts, san, jobs, targets, bar, stdout)

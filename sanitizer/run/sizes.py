@@ -51,8 +51,8 @@ def encoding_workers(files: Sequence[str], opts: RunOptions, jobs: int) -> int:
     budget (which counts here, a text at a time), of files too big for `short` to count, in one
     process with other cores at hand.  Two workers building the encoder beside this process
     slowed a 2-core machine more than they saved, below `ONE_WORKER_BYTES`."""
-    if opts.mode != "copy" or not opts.count_tokens or opts.budget is not None or (jobs > 1 and len(files) > 1):
-        return 0
+    if opts.mode != "copy" or not opts.count_tokens or opts.budget is not None or jobs > 1:
+        return 0  # (--jobs: the processes that take files or lines inherit the encoding this one reads)
     size = known_size(files)
     if size is None or size <= SHORT_MAX_CHARS or default_threads() < 2 or in_daemon():
         return 0
