@@ -27,7 +27,7 @@ def lower_bound(text: str, encoding: str, enough: int | None = None, fine: bool 
     splits at U+001C..U+001F, which are not whitespace to the pre-tokenizer, so a stretch
     holding one is not counted that way.  With `fine`, on ASCII text in cl100k, the bound is
     finer where the words leave it below `enough`: one pre-token per piece `ascii_pretoken_floor`
-    counts (a pass that costs 3x a split).  Words (pieces) are counted on growing
+    counts (a few passes of `bytes.count`).  Words (pieces) are counted on growing
     prefixes, and the bound returns as soon as it exceeds `enough`.
     """
     bound = -(-len(text) // max_token_bytes(encoding))
