@@ -123,13 +123,13 @@ def test_the_first_scan_of_a_process_reads_the_leads_a_former_one_kept(tmp_path:
     assert runs[1][1] == "0 True"  # the second reads them all
 
 
-# --- the shipped packs' tables (`config_files.pack_table`) ---------------------------------------
+# --- the shipped packs' tables (`config.files.pack_table`) ---------------------------------------
 
 
 def test_every_shipped_pack_reads_back_as_the_toml_reader_parses_it(folder: Path) -> None:
     import tomllib
 
-    from sanitizer import config_files
+    from sanitizer.config import files as config_files
 
     for name in config_files.pack_names():
         text = (config_files._packs() / f"{name}.toml").read_text(encoding="utf-8")
@@ -143,7 +143,7 @@ def test_every_shipped_pack_reads_back_as_the_toml_reader_parses_it(folder: Path
 def test_a_pack_kept_wrong_is_parsed_anew(damage: str, folder: Path) -> None:
     import tomllib
 
-    from sanitizer import config_files
+    from sanitizer.config import files as config_files
 
     text = (config_files._packs() / "default.toml").read_text(encoding="utf-8")
     config_files.pack_table("default")

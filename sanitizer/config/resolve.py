@@ -1,4 +1,4 @@
-"""Rule packs and user configuration: TOML data in, validated `Config` out.
+"""Rules resolved from packs and user configuration: TOML tables in, validated `Config` out.
 
 A pack is a TOML file with optional `extends`, a `[settings]` table and `[[rule]]` entries.  A
 child pack (or a user's `sanitizer.toml`, `[tool.sanitizer]` in pyproject.toml, `--config FILE`)
@@ -14,15 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from sanitizer.actions import Action, builtins, registry
-from sanitizer.config_files import (  # noqa: F401 - the names callers know from here
-    _packs,
-    check_preset,
-    did_you_mean,
-    find_user_config,
-    pack_names,
-    pack_table,
-    read_user_config,
-)
+from sanitizer.config.files import did_you_mean, pack_table
 from sanitizer.errors import ConfigError
 from sanitizer.model import KINDS, ROLES
 from sanitizer.textkit.tags import ALWAYS_PROTECTED
