@@ -61,11 +61,16 @@ def detect_views(doc: Document) -> tuple[Adapter, list[View] | None]:
         names = ", ".join(a.name for a in ADAPTERS)
         raise FormatError(f"{doc.source}: could not detect the conversation format; pass --format ({names})")
     if len(claimants) > 1 and doc.records:
-        read = {a: _views(a, doc) for a, _ in claimants}
+        read = {best: _views(best, doc)}
         got = _messages(read[best])
+        # A claimant whose bound is at most twice that count cannot win: it is not read.
+        rivals = [(i, a, score) for i, (a, score) in enumerate(claimants) if a is not best
+                  and ((bound := a.most_messages(doc)) is None or bound > 2 * got)]
+        if not rivals:
+            return best, read[best]
+        read.update((a, _views(a, doc)) for _, a, _ in rivals)
         # the most messages; then the surest; then the earlier adapter
-        counts = [(_messages(read[a]), score, -i, a) for i, (a, score) in enumerate(claimants) if a is not best]
-        most = max(counts, key=lambda c: c[:3])
+        most = max(((_messages(read[a]), score, -i, a) for i, a, score in rivals), key=lambda c: c[:3])
         winner = most[3] if most[0] > 2 * got else best
         return winner, read[winner]
     return best, None

@@ -62,6 +62,11 @@ class Adapter:
     def views(self, doc: Document) -> Iterator[View]:
         raise NotImplementedError
 
+    def most_messages(self, doc: Document) -> int | None:
+        """At most how many messages `views(doc)` reads, where a bound costs far less than reading
+        them (None: no such bound).  Detection does not read a claimant that cannot win."""
+        return None
+
     def text_node(self, part: Part, text: str) -> Any:
         """The node that replaces `part.block` when the whole part becomes plain text."""
         return {"type": "text", "text": text}

@@ -171,6 +171,9 @@ class OpenAIChat(ChatMessages):
             return 0
         return chat_score([m for _, _, m in located[:200]]) if len(sample(doc, 1)) else 0
 
+    def most_messages(self, doc: Document) -> int | None:
+        return len(message_list(doc) or ())  # one message a chat message at most
+
     def views(self, doc: Document) -> Iterator[View]:
         view = View(doc, self)
         for record, base, m in message_list(doc) or []:

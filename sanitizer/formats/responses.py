@@ -187,6 +187,9 @@ class Responses(Adapter):
         located = message_list(doc, ("input", "items", "messages"))
         return responses_score([m for _, _, m in located]) if located else 0
 
+    def most_messages(self, doc: Document) -> int | None:
+        return len(message_list(doc, ("input", "items", "messages")) or ())  # one message an item at most
+
     def views(self, doc: Document) -> Iterator[View]:
         view = View(doc, self)
         for record, base, it in message_list(doc, ("input", "items", "messages")) or []:
