@@ -95,6 +95,19 @@ def test_counts_from_the_buckets_on_slices_of_real_sessions(path, lazy_short) ->
     assert lazy_short == []
 
 
+def test_a_pre_token_that_is_a_token_reads_only_its_own_bucket(lazy_short) -> None:
+    """Words that are tokens need one bucket each (that of their first three bytes), not one for
+    every three-byte run they hold; a pre-token that is not a token needs them all to merge."""
+    words = " configuration implementation successfully returned"
+    assert all(len(ENC.encode_ordinary(w)) == 1 for w in short._pieces(words))
+    assert short.count(words, "cl100k_base") == 4
+    assert short._lazy.reads == 4  # ' co', ' im', ' su', ' re'
+    odd = " qzxwvjk"  # not a token: every run is read to merge it
+    assert short.count(odd, "cl100k_base") == tiktoken_count(odd)
+    assert short._lazy.reads == 4 + len(odd.encode()) - 2
+    assert lazy_short == []
+
+
 def test_when_told_of_more_the_whole_vocabulary_is_read(lazy_short) -> None:
     line = "the tool ran and exited with code 1\n"
     short.count(line, "cl100k_base")
