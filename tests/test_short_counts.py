@@ -107,6 +107,36 @@ def test_an_altered_vocabulary_file_is_not_read_fast(tmp_path, monkeypatch: pyte
         ranks.verified.cache_clear()
 
 
+_LINE = st.text(st.sampled_from(list("ab Z9'.-_#|`~ \t\r\x0b\x0c\x1c\x1f\u00a0\u3000é中…✓─😀'sll")), max_size=12)
+
+
+@settings(max_examples=1500, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(["\n", "\r\n", "\n\n", " \n", "\n "]), _LINE), max_size=8), _LINE)
+@example([("\n", "abc"), ("\n", "…"), ("\n", "  x")], "x")
+@example([("\n", "x\x1c"), ("\n\n", "'s")], "é\u3000")
+def test_a_text_with_some_non_ascii_lines_splits_as_the_encodings_pattern(lines: list[tuple[str, str]],
+                                                                           first: str) -> None:
+    """Its ASCII lines go to `re`, the others to `regex`: the pre-tokens are those of the whole."""
+    text = first + "".join(brk + line for brk, line in lines)
+    assert short._pieces(text) == short._pattern().findall(text)
+
+
+def test_non_ascii_corpus_text_splits_as_the_encodings_pattern() -> None:
+    """The same on stretches of the corpus holding non-ASCII chars (skipped where `../shared/` is absent)."""
+    if not CORPUS.is_dir():
+        pytest.skip(f"{CORPUS} not found: the corpus sits in ../shared/ beside the clone")
+    stretches = 0
+    for path in sorted(CORPUS.glob("*/*")):
+        if path.is_file():
+            text = path.read_text(encoding="utf-8", errors="replace").replace("\\n", "\n")
+            for start in range(0, min(len(text), 400_000), 20_000):
+                stretch = text[start:start + 6000]
+                if not stretch.isascii():
+                    stretches += 1
+                    assert short._pieces(stretch) == short._pattern().findall(stretch), (path.name, start)
+    assert stretches > 50
+
+
 _ALPHABETS = st.sampled_from([
     st.characters(min_codepoint=32, max_codepoint=126),
     st.sampled_from(list(" \t\n\r\x0b\x0c\x1c\x1f'sdmtlvre0123456789aA!?.,;:-_/\\\"{}[]()<>=+*&^%$#@~`|")),

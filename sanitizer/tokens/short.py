@@ -66,9 +66,31 @@ def _ascii_pattern() -> re.Pattern[str]:
     return re.compile(_ranks.ASCII_PATTERN)
 
 
+# Where a line starts with a printable ASCII char, no pre-token runs into it from the line break
+# before it (each alternative of the pattern that takes a line break ends at the last line break
+# or whitespace of its run), so the text splits there into stretches pre-tokenized apart.
+_LINE_STARTS = re.compile(r"(?<=\n)(?=[!-~])")
+
+
 def _pieces(text: str) -> list[str]:
-    """The pre-tokens of `text`, as the encoding's pattern splits it."""
-    return (_ascii_pattern() if text.isascii() else _pattern()).findall(text)
+    """The pre-tokens of `text`, as the encoding's pattern splits it.
+
+    A text with a few non-ASCII chars (an ellipsis, an emoji, a box-drawing rule) goes to `regex`
+    only for its lines holding them: the ASCII lines around them go to `re` (3x as fast).
+    """
+    if text.isascii():
+        return _ascii_pattern().findall(text)
+    lines = _LINE_STARTS.split(text)
+    if len(lines) == 1:
+        return _pattern().findall(text)
+    pieces: list[str] = []
+    start = 0
+    for i in range(1, len(lines) + 1):
+        if i == len(lines) or lines[i].isascii() != lines[start].isascii():
+            stretch = "".join(lines[start:i])
+            pieces += (_ascii_pattern() if lines[start].isascii() else _pattern()).findall(stretch)
+            start = i
+    return pieces
 
 
 def _plain(text: str) -> bool:
