@@ -44,6 +44,38 @@ def test_a_cut_middle_leaves_a_small_window() -> None:
     assert old_end - start < len(old) - len(head) - len(tail) + 40
 
 
+@settings(max_examples=600, deadline=None)
+@given(texts)
+def test_every_word_boundary_ends_a_pre_token_in_each_word_bound_pattern(text: str) -> None:
+    """The places `changed_window` cuts at end a pre-token of cl100k's pattern and of GPT-2's
+    (r50k, p50k): read from the patterns themselves, no vocabulary needed."""
+    import regex
+    from tiktoken_ext.openai_public import r50k_pat_str
+
+    from sanitizer.tokens import pretokens, ranks
+
+    for pattern in (ranks.PATTERN, r50k_pat_str):
+        ends, at = set(), 0
+        for piece in regex.findall(pattern, text):
+            at += len(piece)
+            ends.add(at)
+        for m in regex.finditer(pretokens._WORD_BOUNDARY, text):
+            assert m.start() in ends, (pattern[:20], text, m.start())
+
+
+def test_an_edit_of_json_arguments_is_decided_on_what_it_removes() -> None:
+    """A word's last letter ends its pre-token whatever follows: dropping a key of a tool call's
+    arguments leaves the dropped key and the closing chars as the window, and no exact count."""
+    old = '{"command": "whoami /priv", "description": "Check user privileges and tokens"}'
+    new = '{"command": "whoami /priv"}'
+    start, old_end, new_end = changed_window(old, new)
+    assert (old[start:old_end], new[start:new_end]) == ('", "description": "Check user privileges and tokens"}', '"}')
+    assert plain(old) - plain(new) == plain(old[start:old_end]) - plain(new[start:new_end])
+    counter = TokenCounter(threads=1)
+    counter.fewer = None  # an exact comparison would fail here: the bounds decide
+    assert Engine(load("none"), counter).shrinks(old, new)
+
+
 @settings(max_examples=200, deadline=None)
 @given(texts, texts, texts, texts)
 def test_shrinks_is_the_exact_comparison(head: str, old_mid: str, new_mid: str, tail: str) -> None:

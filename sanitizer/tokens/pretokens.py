@@ -7,7 +7,6 @@ did.  `tokens.TokenCounter` counts the pieces and checks the token pairs at run 
 
 from __future__ import annotations
 
-import collections
 import functools
 from collections.abc import Iterable
 
@@ -120,14 +119,20 @@ def split_for_bpe(text: str, size: int = CHUNK_CHARS) -> Iterable[str]:
     yield text[start:]
 
 
-# A place where cl100k's pre-tokenizer always ends a pre-token, read from the chars around it
-# alone: before a newline that follows a letter or digit (as in `split_for_bpe`), or, in the
-# encodings whose words never share a pre-token, before a space between two letters (the space
-# starts ` word`; the letters before it end their run).
-_BOUNDARY = pattern_cache.compile(r"(?<=[\p{L}\p{N}])\n")
-_WORD_BOUNDARY = pattern_cache.compile(r"(?<=[\p{L}\p{N}])\n|(?<=\p{L}) (?=\p{L})")
+# A place where the pre-tokenizer always ends a pre-token, read from the two chars around it
+# alone (the match is the char after it): before a newline that follows a letter or digit (as
+# in `split_for_bpe`), or, in the encodings whose words never share a pre-token, after any letter
+# not followed by a letter and any digit not followed by a digit.  In those patterns (cl100k's and
+# GPT-2's) a letter is taken only by a letter run or a contraction (`'s`, `'ll`), and a digit only
+# by a digit run, each of which ends at its last letter or digit: so `"whoami", "desc` and
+# `"whoami"}` both end a pre-token after `whoami`, which a JSON edit of the arguments keeps.
+_BOUNDARY = r"(?<=[\p{L}\p{N}])\n"
+_WORD_BOUNDARY = r"(?<=\p{L})\P{L}|(?<=\p{N})\P{N}"
+# Each as (first, last): the same places, searched forwards and backwards (`(?r)`).
+_FINDERS = {words: (pattern_cache.compile(p), pattern_cache.compile("(?r)" + p))
+            for words, p in ((False, _BOUNDARY), (True, _WORD_BOUNDARY))}
 # How far a window edge looks for a boundary at first (then 4x as far, up to the whole text).
-_EDGE_LOOK = 2048
+_EDGE_LOOK = 256
 
 
 def _common_prefix(a: str, b: str, limit: int) -> int:
@@ -163,7 +168,7 @@ def changed_window(old: str, new: str, words: bool = True) -> tuple[int, int, in
     The common head and tail are as long as they can be up to the nearest such place (`words`:
     the encoding is one of `WORD_BOUND_ENCODINGS`, where a space between letters is one too).
     """
-    pattern = _WORD_BOUNDARY if words else _BOUNDARY
+    first_of, last_of = _FINDERS[words]
     shorter = min(len(old), len(new))
     head = _common_prefix(old, new, shorter)
     tail = _common_suffix(old, new, shorter - head)
@@ -171,9 +176,9 @@ def changed_window(old: str, new: str, words: bool = True) -> tuple[int, int, in
     look = _EDGE_LOOK
     while head > 0:  # the last boundary whose chars all lie in the common head
         lo = max(0, head - look)
-        last = collections.deque(pattern.finditer(old, lo, head), maxlen=1)
-        if last:
-            start = last[0].start()
+        last = last_of.search(old, lo, head)
+        if last is not None:
+            start = last.start()
             break
         if lo == 0:
             break
@@ -183,7 +188,7 @@ def changed_window(old: str, new: str, words: bool = True) -> tuple[int, int, in
     look = _EDGE_LOOK
     while first < len(old):
         hi = min(len(old), first + look)
-        m = pattern.search(old, first, hi)
+        m = first_of.search(old, first, hi)
         if m is not None:
             old_end = m.start()
             break
