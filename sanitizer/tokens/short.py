@@ -5,9 +5,9 @@ a `--no-tokens` run needs exact counts only for the few edits its bounds leave o
 block of a hundred chars against its placeholder, a tool result against its digest), and the
 token report of a small input only a few hundred K chars (`TokenCounter` sends this module the
 first `SHORT_MAX_CHARS` a process counts).  They are counted here the way tiktoken counts: the
-text is split by the encoding's own pre-tokenizer pattern (run by `regex`, which reads it as
-tiktoken's engine does; an ASCII text by `re` and the pattern's ASCII copy, `ranks.ASCII_PATTERN`,
-3x as fast); a pre-token that is a token counts one, any other is merged by byte-pair ranks (the
+text is split by the encoding's own pre-tokenizer pattern (`pretokens.cl100k_pieces`: by `regex`,
+which reads it as tiktoken's engine does, and ASCII stretches by `re` and the pattern's ASCII
+copy, 3x as fast); a pre-token that is a token counts one, any other is merged by byte-pair ranks (the
 lowest rank first, the leftmost on a tie) and counts its parts, remembered by its text.
 
 Only what is sure to pre-tokenize alike, and cheap to merge, is taken: at most `TEXT_MAX` chars,
@@ -21,17 +21,13 @@ caller uses tiktoken.
 
 from __future__ import annotations
 
-import functools
-import re
 import unicodedata
 from collections import Counter
 from collections.abc import Callable
 
-import regex
-
-from sanitizer.textkit import pattern_cache
 from sanitizer.tokens import buckets as _buckets
 from sanitizer.tokens import ranks as _ranks
+from sanitizer.tokens.pretokens import cl100k_pieces
 
 ENCODING = _ranks.NAME  # the one encoding counted here
 TEXT_MAX = 64 * 1024  # a longer piece is rare (the counter cuts texts at line breaks) and goes to tiktoken
@@ -54,43 +50,6 @@ LAZY_MAX_CHARS = 48 * 1024
 LAZY_MAX_BUCKETS = 4096
 _lazy: _buckets.Lazy | None | bool = False  # False: not opened yet; None: the whole vocabulary
 _buckets_kept = False
-
-
-@functools.cache
-def _pattern() -> regex.Pattern[str]:
-    return pattern_cache.compile(_ranks.PATTERN)
-
-
-@functools.cache
-def _ascii_pattern() -> re.Pattern[str]:
-    return re.compile(_ranks.ASCII_PATTERN)
-
-
-# Where a line starts with a printable ASCII char, no pre-token runs into it from the line break
-# before it (each alternative of the pattern that takes a line break ends at the last line break
-# or whitespace of its run), so the text splits there into stretches pre-tokenized apart.
-_LINE_STARTS = re.compile(r"(?<=\n)(?=[!-~])")
-
-
-def _pieces(text: str) -> list[str]:
-    """The pre-tokens of `text`, as the encoding's pattern splits it.
-
-    A text with a few non-ASCII chars (an ellipsis, an emoji, a box-drawing rule) goes to `regex`
-    only for its lines holding them: the ASCII lines around them go to `re` (3x as fast).
-    """
-    if text.isascii():
-        return _ascii_pattern().findall(text)
-    lines = _LINE_STARTS.split(text)
-    if len(lines) == 1:
-        return _pattern().findall(text)
-    pieces: list[str] = []
-    start = 0
-    for i in range(1, len(lines) + 1):
-        if i == len(lines) or lines[i].isascii() != lines[start].isascii():
-            stretch = "".join(lines[start:i])
-            pieces += (_ascii_pattern() if lines[start].isascii() else _pattern()).findall(stretch)
-            start = i
-    return pieces
 
 
 def _plain(text: str) -> bool:
@@ -169,7 +128,7 @@ def count(text: str, encoding: str) -> int | None:
     n = 0
     long_left = LONG_BYTES_MAX
     memo = _memo
-    for piece in _pieces(text):
+    for piece in cl100k_pieces(text):
         k = memo.get(piece)
         if k is not None:
             n += k
@@ -290,7 +249,7 @@ def fewer(new: str, old: str, encoding: str, old_at_least: int = 0) -> bool | No
 
 
 def _fewer(new: str, old: str, old_at_least: int) -> bool:
-    pieces = _pieces
+    pieces = cl100k_pieces
     of_new = Counter(pieces(new))
     if of_new.total() < old_at_least:  # else `new` has too many pre-tokens to be below the bound
         vocabulary = _vocabulary(len(new))
