@@ -16,7 +16,7 @@ from sanitizer.tokens.counter import TokenCounter, get_encoding
 from sanitizer.tokens.pretokens import changed_window
 
 PIECES = ["word", "x", "\n", " ", "\n\n", "é", "数据", "🙂", ".", "  ", "\t", "123", "\r\n", "'s", "A", "]", "…",
-          "\u0301", "-", "'", "4"]
+          "\u0301", "-", "'", "4", "\x1c", "/", "\x0b", "\n/"]
 texts = st.lists(st.sampled_from(PIECES), max_size=60).map("".join)
 
 
