@@ -94,9 +94,13 @@ def test_the_encoding_built_from_the_fast_reader_encodes_as_tiktokens() -> None:
 
 
 def test_an_altered_vocabulary_file_is_not_read_fast(tmp_path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """In a process that has read nothing yet (an earlier test may have opened the buckets, which
+    were checked then and stay what they were), an altered file is read neither whole nor by bucket."""
     altered = tmp_path / "cl100k_base.tiktoken"
     altered.write_bytes(ranks.bundled_file().read_bytes().replace(b" 5\n", b" 6\n", 1))
     monkeypatch.setattr(ranks, "bundled_file", lambda: altered)
+    monkeypatch.setattr(short, "_lazy", False)
+    monkeypatch.setattr(short, "_memo", {})
     ranks.cl100k_ranks.cache_clear()
     ranks.verified.cache_clear()
     try:
