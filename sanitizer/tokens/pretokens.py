@@ -211,7 +211,8 @@ def changed_window(old: str, new: str, words: bool = True) -> tuple[int, int, in
         count(old) - count(new) == count(old[start:old_end]) - count(new[start:new_end]).
 
     The common head and tail are as long as they can be up to the nearest such place (`words`:
-    the encoding is one of `WORD_BOUND_ENCODINGS`, where a space between letters is one too).
+    the encoding is one of `WORD_BOUND_ENCODINGS`, where the end of any letter or digit run is one
+    too; else only a line break after a letter or digit is).
     """
     first_of, last_of = _FINDERS[words]
     shorter = min(len(old), len(new))

@@ -7,8 +7,8 @@ token report of a small input only a few hundred K chars (`TokenCounter` sends t
 first `SHORT_MAX_CHARS` a process counts).  They are counted here the way tiktoken counts: the
 text is split by the encoding's own pre-tokenizer pattern (`pretokens.cl100k_pieces`: by `regex`,
 which reads it as tiktoken's engine does, and ASCII stretches by `re` and the pattern's ASCII
-copy, 3x as fast); a pre-token that is a token counts one, any other is merged by byte-pair ranks (the
-lowest rank first, the leftmost on a tie) and counts its parts, remembered by its text.
+copy, 3x as fast); a pre-token that is a token counts one, any other is merged by byte-pair
+ranks (the lowest rank first, the leftmost on a tie) and counts its parts, remembered by its text.
 
 Only what is sure to pre-tokenize alike, and cheap to merge, is taken: at most `TEXT_MAX` chars,
 each pre-token at most `PIECE_MAX` bytes (and few long ones), and no char outside what this
