@@ -10,6 +10,7 @@ did.  `tokens.TokenCounter` counts the pieces and checks the token pairs at run 
 from __future__ import annotations
 
 import functools
+import itertools
 import re
 from collections.abc import Iterable
 
@@ -49,13 +50,8 @@ def cl100k_pieces(text: str) -> list[str]:
     if len(lines) == 1:
         return cl100k_pattern().findall(text)
     pieces: list[str] = []
-    start = 0
-    for i in range(1, len(lines) + 1):
-        if i == len(lines) or lines[i].isascii() != lines[start].isascii():
-            stretch = "".join(lines[start:i])
-            ascii_run = lines[start].isascii()
-            pieces += (cl100k_ascii_pattern() if ascii_run else cl100k_pattern()).findall(stretch)
-            start = i
+    for ascii_run, stretch in itertools.groupby(lines, key=str.isascii):
+        pieces += (cl100k_ascii_pattern() if ascii_run else cl100k_pattern()).findall("".join(stretch))
     return pieces
 
 
