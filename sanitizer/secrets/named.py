@@ -55,7 +55,7 @@ _SECRET40 = fake(B64, 40, 96)
 _AWS_SEP = r"(?:[ \t,;:|=]|\\++[tn]|\\*+[\"']){1,12}+"
 # a name ending in a secret word, then `=` or `:` (the two `credential` specs start alike)
 _SECRET_NAME_IS = (r"(?i)(?:password|passwd|pwd|secret|token|api[_-]?key|access[_-]?key|auth[_-]?key|private[_-]?key"
-                   r"|secret[_-]?key|client[_-]?secret|[_-]key|[_-]pass|credentials?)(?:\\*+[\"'])?+\s*+[=:]\s*+")
+                   r"|secret[_-]?key|client[_-]?secret|[_-]key|[_-]pass|credentials?)(?:\\*+[\"'])?+\s*+(?::=|[=:])\s*+")
 # The value of a first `name=value` pair: 8+ chars, with a digit (not found past a `[`: a later marker) or 20+.
 _COOKIE_VALUE = r"(?<value>" + _VALUE + r"(?=[^;\s\"'\\\[0-9]{0,200}+[0-9]|[^;\s\"'\\]{20})[^;\s\"'\\]{8,}+)"
 # `name=value` pairs split by `;`, 12+ chars in all, with a digit among them (session ids, not `theme=dark`).
@@ -116,13 +116,17 @@ NAMED: tuple[Kind, ...] = (
          r"(?:(?<![\w-])|(?<=\\[nrt]))client-key-data:[ \t]*+(?<value>" + NOT_REDACTED + r"[A-Za-z0-9+/]{16,}+={0,2})",
          (named("    client-key-data: {}", fake(B64, 120, 101)),), ("client-key-data: null",)),
     Kind("url-credentials", "the `user:password` of `scheme://user:password@host` (postgres, mysql, mongodb+srv, "
-                            "redis, amqp, https…)",
+                            "redis, amqp, https…), or a token alone before the `@` (`https://TOKEN@github.com`: "
+                            "20+ chars with a digit)",
          r"(?:(?<![A-Za-z0-9+.\]-])|(?<=\\[nrt]))[A-Za-z][A-Za-z0-9+.-]{1,15}+://"
-         r"(?<value>" + NOT_REDACTED + r"[^\s/@:\"'\\<>\[\]]*+:[^\s/@\"'\\<>]++)@",
+         r"(?<value>" + NOT_REDACTED + r"(?:[^\s/@:\"'\\<>\[\]]*+:[^\s/@\"'\\<>]++"
+         r"|(?=[A-Za-z_-]{0,200}+[0-9])[A-Za-z0-9_-]{20,}+))@",
          (named("postgres://{}@db.internal:5432/main", "app:" + fake(AN, 16, 102)),
           named("mongodb+srv://{}@cluster0.mongodb.net/", "admin:" + fake(AN, 20, 103)),
-          named("redis://{}@cache:6379/0", ":" + fake(AN, 24, 104))),
-         ("postgres://user:${DB_PASSWORD}@localhost/db", "postgres://user:password@localhost/db")),
+          named("redis://{}@cache:6379/0", ":" + fake(AN, 24, 104)),
+          named("git clone https://{}@github.com/acme/app.git", fake(HEX, 40, 368))),
+         ("postgres://user:${DB_PASSWORD}@localhost/db", "postgres://user:password@localhost/db",
+          "git clone ssh://git@github.com/acme/app.git", "https://deploy-bot-account@example.net/")),
     Kind("query-credential", "the value of `token=`, `api_key=`, `password=`, `sig=`… after `?`, `&` or `;` "
                              "(URLs, JDBC and ADO.NET connection strings)",
          r"(?i)[?&;](?:access_token|refresh_token|id_token|auth_token|token|api_key|apikey"
@@ -226,7 +230,7 @@ NAMED: tuple[Kind, ...] = (
          (named("token_type Bearer {}", fake(AN, 40, 118)),), ("Bearer tokens are sent in a header.",), generic=True),
     Kind("credential", "a value with a letter and a digit after a name ending in a secret word: `*_KEY=`, "
                        "`*_TOKEN:`, `*_SECRET`, `*_PASS`, `password`, `apiKey`, `credentials` (`.env`, "
-                       "JSON, YAML, `.pypirc`; covers keys with no prefix such as Mistral or Cohere); an "
+                       "JSON, YAML, `.pypirc`, Go's `:=`, an XML `<password>` element, a token under `*_PAT=`; covers keys with no prefix such as Mistral or Cohere); an "
                        "unquoted `.env` value runs to the end of its line",
          (_SECRET_NAME_IS + r"(?:\\*+[\"'])?+"
           r"(?<value>" + _VALUE + r"(?=[^\s\"'\\,;&<>(){}\[\]0-9]{0,200}+[0-9])"
@@ -242,16 +246,30 @@ NAMED: tuple[Kind, ...] = (
           r"(?i)(?<=(?:^|[\s\"'=]|\\[nrt])(?-i:[A-Z0-9_]){0,60})"
           r"(?-i:SECRET|TOKEN|KEY|PASSWORD|PASSWD|PASS|PWD)="
           r"(?<value>" + _VALUE + r"(?=[^\s\"'\\0-9]{0,200}+[0-9])(?=[^\s\"'\\a-z]{0,200}+[a-z])[^\s\"'\\]{8,}+)"
-          r"(?<![)\];])(?=[ \t]*+(?:#[^\r\n]*+)?(?:[\r\n]|\\++[nrt]|\\*+[\"']|$))"),
+          r"(?<![)\];])(?=[ \t]*+(?:#[^\r\n]*+)?(?:[\r\n]|\\++[nrt]|\\*+[\"']|$))",
+          # an XML element of a config file (Maven `settings.xml`, .NET, Jenkins): `<password>…</password>`
+          r"<(?:password|Password|passwd|secret|clientSecret|client_secret|apiKey|api_key|apiToken|api_token"
+          r"|accessToken|access_token|token)>(?<value>" + _VALUE
+          + r"(?=[^<\s0-9]{0,200}+[0-9])(?=[^<\sa-z]{0,200}+[a-z])[^<>\s]{6,}+)</",
+          # a personal access token under an upper-case name ending in `_PAT` (`AZURE_DEVOPS_EXT_PAT`,
+          # `GITLAB_PAT`): token-shaped only, so `FILE_PAT=*.py` stays (led by its literal, the name looked back)
+          r"_PAT(?<=(?:^|[\s\"'{,]|\\[nrt])[A-Z][A-Z0-9_]{0,60}_PAT)(?:\\*+[\"'])?+[ \t]*+[=:][ \t]*+(?:\\*+[\"'])?+"
+          r"(?<value>" + _VALUE + r"(?=[A-Za-z_-]{0,200}+[0-9])(?=[A-Z0-9_-]{0,200}+[a-z])[A-Za-z0-9_-]{20,}+)"
+          r"(?![A-Za-z0-9_-])"),
          (named("MISTRAL_API_KEY={}", fake(AN, 32, 119)), named('{"password": "{}"}', fake(URLSAFE, 14, 120)),
           named("TWILIO_AUTH_TOKEN: {}", fake(HEX, 32, 121)), named("[pypi]\npassword = {}", fake(AN, 20, 122)),
           named("SECRET_KEY = 'django-insecure-{}'", "k3(x!" + fake(AN, 20, 166) + "@b)a^" + fake(HEX, 10, 167)),
           named("export APP_SECRET_KEY={}\n", fake(AN, 9, 168) + "+(" + fake(AN, 14, 169) + "%!"),
-          named("cat .env\\nDJANGO_SECRET_KEY={}\\nDEBUG=1", "9G*r" + fake(AN, 10, 170) + "^(" + fake(AN, 12, 171))),
+          named("cat .env\\nDJANGO_SECRET_KEY={}\\nDEBUG=1", "9G*r" + fake(AN, 10, 170) + "^(" + fake(AN, 12, 171)),
+          named('token := "{}"', fake(AN, 40, 369)),
+          named("<server>\n  <id>nexus</id>\n  <password>{}</password>\n</server>", fake(AN, 18, 370)),
+          named("export AZURE_DEVOPS_EXT_PAT={}", fake("abcdefghijklmnopqrstuvwxyz234567", 52, 371))),
          ("api_key = os.environ['API_KEY']", "OPENAI_API_KEY=your_api_key_here", "max_tokens=4096",
           "src/x.py:12: twilio-api-key: config/v2/twilio.yaml", "DB_PASSWORD=changeme1", "token: ****1234",
           "token = Base.url_encode64(raw)", "SECRET_KEY=hashlib.sha256(seed2).hexdigest()",
-          "API_KEY=os.environ.get(\"API_KEY\", \"dev1\")", "SORT_KEY=key_fn(row1);\n", "CACHE_KEY=items[k1]\n"),
+          "API_KEY=os.environ.get(\"API_KEY\", \"dev1\")", "SORT_KEY=key_fn(row1);\n", "CACHE_KEY=items[k1]\n",
+          "token := os.Getenv(\"API_TOKEN\")", "<password>${env.NEXUS_PASSWORD}</password>", "FILE_PAT=*.py",
+          "GLOB_PAT: 'src/**/*.ts'"),
          generic=True,
          anchors=(("passw", 0), ("pwd", 0), ("secret", 7), ("token", 0), ("key", 8), ("pass", 1),
                   ("credential", 0))),
