@@ -321,6 +321,12 @@ PLANTS = [
     lambda: 'apiKey := "' + _fk(AN, 32, 409) + '"',
     lambda: "<settings><servers><server><id>repo</id><apiToken>" + _fk(AN, 16, 410) + "</apiToken></server></servers></settings>",
     lambda: "AZURE_DEVOPS_EXT_PAT=" + _fk("abcdefghijklmnopqrstuvwxyz234567", 52, 411),
+    lambda: "$db = ['host' => 'localhost', 'password' => '" + _fk(AN, 14, 418) + "'];",
+    lambda: "define('DB_PASSWORD', '" + _fk(AN, 18, 413) + "');",
+    lambda: "containers:\n- env:\n  - name: STRIPE_SECRET\n    value: \"" + _fk(AN, 24, 414) + "\"",
+    lambda: "ldapwhoami -x -D uid=me,ou=people,dc=example,dc=org -w " + _fk(AN, 14, 415),
+    lambda: "openssl enc -aes-256-cbc -in a -out b -pass pass:" + _fk(AN, 16, 416),
+    lambda: "r = httpx.get(u, auth=('svc', '" + _fk(URLSAFE, 18, 417) + "'))",
     lambda: "I set my password to " + _fk(AN, 12, 296) + " yesterday",
     lambda: "the db password is hunter2",
 ]

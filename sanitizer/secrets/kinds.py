@@ -80,3 +80,4 @@ class Kind:
 B = r"(?:(?<![A-Za-z0-9_\]-])|(?<=\\[nrt]))"
 E = r"(?![A-Za-z0-9_\[-])"  # right boundary
 NOT_REDACTED = r"(?!\[REDACTED:)"
+VALUE = NOT_REDACTED + r"(?![$%{<])"  # a free-form value: not a marker, a variable or a placeholder

@@ -6,7 +6,20 @@
 
 from __future__ import annotations
 
-from sanitizer.secrets.kinds import AN, B32, B64, HEX, NOT_REDACTED, URLSAFE, Example, Kind, fake, named
+from sanitizer.secrets.kinds import (
+    AN,
+    B32,
+    B64,
+    HEX,
+    NOT_REDACTED,
+    URLSAFE,
+    VALUE,
+    Example,
+    Kind,
+    fake,
+    named,
+)
+from sanitizer.secrets.passwords import PASSWORDS
 
 _WS = r"(?:\s|\\++[nrt])"  # a line break may be a real one or a `\n` escape inside a JSON string
 _PEM_HEAD = r"-----BEGIN (?:[A-Z0-9]{1,12} ){0,4}PRIVATE KEY(?: BLOCK)?-----"
@@ -49,15 +62,14 @@ KEY_BLOCKS: tuple[Kind, ...] = (
          (Example(_B64_KEY, _B64_KEY),), ("LS0tLS1CRUdJTiBDRVJUSUZJQ0FURS0tLS0t (a certificate)",)),
 )
 
-_VALUE = NOT_REDACTED + r"(?![$%{<])"
 _SECRET40 = fake(B64, 40, 96)
 # between an access key id and its secret: separators of a CSV, a table or a JSON string
 _AWS_SEP = r"(?:[ \t,;:|=]|\\++[tn]|\\*+[\"']){1,12}+"
 # a name ending in a secret word, then `=` or `:` (the two `credential` specs start alike)
 _SECRET_NAME_IS = (r"(?i)(?:password|passwd|pwd|secret|token|api[_-]?key|access[_-]?key|auth[_-]?key|private[_-]?key"
-                   r"|secret[_-]?key|client[_-]?secret|[_-]key|[_-]pass|credentials?)(?:\\*+[\"'])?+\s*+(?::=|[=:])\s*+")
+                   r"|secret[_-]?key|client[_-]?secret|[_-]key|[_-]pass|credentials?)(?:\\*+[\"'])?+\s*+(?::=|=>|[=:])\s*+")
 # The value of a first `name=value` pair: 8+ chars, with a digit (not found past a `[`: a later marker) or 20+.
-_COOKIE_VALUE = r"(?<value>" + _VALUE + r"(?=[^;\s\"'\\\[0-9]{0,200}+[0-9]|[^;\s\"'\\]{20})[^;\s\"'\\]{8,}+)"
+_COOKIE_VALUE = r"(?<value>" + VALUE + r"(?=[^;\s\"'\\\[0-9]{0,200}+[0-9]|[^;\s\"'\\]{20})[^;\s\"'\\]{8,}+)"
 # `name=value` pairs split by `;`, 12+ chars in all, with a digit among them (session ids, not `theme=dark`).
 # The digit is looked for only over the pairs (no space but after a `;`, no `[`), so a later cut's
 # marker or another kind's redaction never supplies it on a second run.
@@ -99,11 +111,11 @@ NAMED: tuple[Kind, ...] = (
           "[REDACTED:aws-access-key-id:89ee],src/components/navigation/HeaderMenuBar.tsx"),
          anchors=(("access", len("aws_secret_")),)),
     Kind("azure-storage-key", "the value of `AccountKey=` / `SharedAccessKey=` in a connection string",
-         r"(?<![A-Za-z])(?:AccountKey|SharedAccessKey)=(?<value>" + _VALUE + r"[A-Za-z0-9+/%]{20,}+={0,2})",
+         r"(?<![A-Za-z])(?:AccountKey|SharedAccessKey)=(?<value>" + VALUE + r"[A-Za-z0-9+/%]{20,}+={0,2})",
          (named("DefaultEndpointsProtocol=https;AccountName=acme;AccountKey={};EndpointSuffix=core.windows.net",
                 fake(B64, 86, 98) + "=="),), ("AccountKey=<your key>",), generic=True),
     Kind("docker-auth", "`\"auth\"` / `\"identitytoken\"` values in a Docker `config.json` `auths` entry",
-         tuple(r"(?<=\")" + name + r"\\*+\"\s*+:\s*+\\*+\"(?<value>" + _VALUE
+         tuple(r"(?<=\")" + name + r"\\*+\"\s*+:\s*+\\*+\"(?<value>" + VALUE
                + r"(?=[a-z_.-]{0,200}+[A-Z0-9+/=])[A-Za-z0-9+/=_.-]{8,}+)" for name in ("auth", "identitytoken", "registrytoken")),
          (named('{"auths": {"ghcr.io": {"auth": "{}"}}}', fake(B64, 36, 99) + "=="),),
          ('{"auth": "required"}',), generic=True),
@@ -142,37 +154,14 @@ NAMED: tuple[Kind, ...] = (
          # one spec per entry head: a spec that starts with an alternation is tried at every position
          # (about 15 ns a char), one that starts with a literal is found at `str.find` speed
          tuple(r"(?:(?<![\w-])|(?<=\\[nrt]))" + head + r"(?:" + _WS + r"++(?:login|account)[ \t]++[^\s\\]++)*+" + _WS
-               + r"++password[ \t]++(?<value>" + _VALUE + r"[^\s\"'\\]++)"
+               + r"++password[ \t]++(?<value>" + VALUE + r"[^\s\"'\\]++)"
                for head in (r"machine[ \t]++[^\s\\]++", "default")),
          (named("machine api.heroku.com\n  login me@example.net\n  password {}", fake(AN, 18, 107)),
           named("default login anonymous password {}", fake(AN, 16, 172))),
          ("machine learning models need a password manager",), generic=True),
-    Kind("cli-password", "`--password x`, `--token=x`, `--api-key x`, `mysql -pXXXX`, `sshpass -p x`, "
-                         "`curl -u user:pass`",
-         (r"(?:(?<![\w-])|(?<=\\[nrt]))--(?:password|passwd|pass|token|api-key|apikey|secret|client-secret|auth-token|access-token)"
-         r"(?:=|[ \t]++)[\"']?+(?<value>" + _VALUE + r"(?!-)(?=[a-z]{0,200}+[^a-z\s\"'\\])[^\s\"'\\]{4,}+)",
-         r"(?:(?<![\w-])|(?<=\\[nrt]))sshpass[ \t]++-p[ \t]*+[\"']?+(?<value>" + _VALUE + r"[^\s\"'\\]{3,}+)",
-         r"(?:(?<![\w-])|(?<=\\[nrt]))curl(?:[ \t]++[^\s]++){0,12}?[ \t]++(?:-u|--user)[ \t]*+[\"']?+[^\s:\"'\\]++:"
-         r"(?<value>" + _VALUE + r"[^\s\"'\\@]{3,}+)",
-         r"(?:(?<![\w-])|(?<=\\[nrt]))mysql(?:dump|admin|sh)?+(?:[ \t]++[^\s]++){0,12}?[ \t]++-p[\"']?+"
-         r"(?<value>" + _VALUE + r"[^\s\"'\\]{3,}+)",
-         # the short password flags of `docker login` (and its kin), `redis-cli -a`, `sqlcmd -P`, `mongosh -p`
-         *(r"(?:(?<![\w-])|(?<=\\[nrt]))(?:" + command + r")(?:[ \t]++[^\s]++){0,12}?[ \t]++" + flag
-           + r"(?:[ \t]++|=)[\"']?+(?<value>" + _VALUE + r"(?!-)[^\s\"'\\]{3,}+)"
-           # one spec per command: a spec that starts with one literal is found at `str.find` speed
-           for command, flag in (*((tool + r"[ \t]++login", "-p") for tool in ("docker", "podman", "nerdctl", "buildah",
-                                                                               "skopeo", "oras")),
-                                 ("redis-cli", "-a"), ("sqlcmd", "-P"), ("mongo(?:sh|dump|restore|import|export)?+", "-p")))),
-         (named("psql-migrate --password {} --host db", fake(AN, 14, 108)),
-          named("mysql -u root -p{} app", fake(AN, 12, 109)),
-          named("docker login -u ci -p {} registry.example.net", fake(AN, 20, 127)),
-          named("redis-cli -h cache -a {} ping", fake(AN, 24, 128)),
-          named("curl -u admin:{} https://ci.example.net", fake(AN, 16, 110))),
-         ("docker login --password-stdin", "docker login -u ci -p \"$REGISTRY_PASSWORD\" ghcr.io",
-          "docker run -p 8080:80 nginx", "mysql -u root -p app", "use --password to pass it", "mysql -pXXXX"),
-         generic=True),
+    *PASSWORDS,
     Kind("npmrc-auth", "`_auth=`, `_authToken=`, `_password=` lines of an `.npmrc`",
-         tuple(r"(?:(?<![\w-])|(?<=\\[nrt]))" + name + r"[ \t]*+=[ \t]*+[\"']?+(?<value>" + _VALUE + r"[^\s\"'\\]{6,}+)"
+         tuple(r"(?:(?<![\w-])|(?<=\\[nrt]))" + name + r"[ \t]*+=[ \t]*+[\"']?+(?<value>" + VALUE + r"[^\s\"'\\]{6,}+)"
                for name in ("_auth(?:Token)?+", "_password")),
          (named("//registry.npmjs.org/:_authToken={}", fake(HEX, 8, 111) + "-" + fake(HEX, 4, 112) + "-4"
                 + fake(HEX, 3, 113) + "-a" + fake(HEX, 3, 114) + "-" + fake(HEX, 12, 115)),
@@ -191,9 +180,9 @@ NAMED: tuple[Kind, ...] = (
           r"(?:(?<![\w-])|(?<=\\[nrt]))cookies[ \t]*+[=:][ \t]*+\{[ \t]*+\\*+[\"'][^=;\s\"'\\]{1,200}+\\*+[\"'][ \t]*+:"
           r"[ \t]*+\\*+[\"']" + _COOKIE_VALUE,
           r"(?i)(?:(?<![a-z0-9_-])|(?<=\\[nrt]))(?<!set-)cookie(?:\\*+[\"'])?+\s*+:\s*+(?:\\*+[\"'])?+"
-          r"(?<value>" + _VALUE + _COOKIE_PAIRS + r")",
+          r"(?<value>" + VALUE + _COOKIE_PAIRS + r")",
           # one spec per flag: a spec that starts with one literal is found at `str.find` speed
-          *(r"(?:(?<![\w-])|(?<=\\[nrt]))" + flag + r"(?:[ \t]++|=)[\"']?+(?<value>" + _VALUE + _COOKIE_PAIRS + r")"
+          *(r"(?:(?<![\w-])|(?<=\\[nrt]))" + flag + r"(?:[ \t]++|=)[\"']?+(?<value>" + VALUE + _COOKIE_PAIRS + r")"
             for flag in ("-b", "--cookie")),
           *_COOKIE_JAR_LINE, *_COOKIE_OBJECT),
          (named("Cookie: _session_id={}; theme=dark", fake(AN, 40, 162)),
@@ -217,8 +206,8 @@ NAMED: tuple[Kind, ...] = (
          generic=True, anchors=(("cookie", len("set-")),)),
     Kind("auth-header", "the value of an `Authorization:` / `Proxy-Authorization:` header (after its scheme)",
          r"(?i)(?:(?<![a-z0-9_\]-])|(?<=\\[nrt]))(?:proxy-)?authorization(?:\\*+[\"'])?+\s*+[:=]\s*+(?:\\*+[\"'])?+"
-         r"(?:(?:bearer|basic|token|digest|negotiate|apikey|sso-key|ssws)\s++(?<value>" + _VALUE
-         + r"[^\s\"'\\,;]{8,}+)|(?<value>" + _VALUE + r"(?!(?:bearer|basic|token|digest|negotiate)\b)"
+         r"(?:(?:bearer|basic|token|digest|negotiate|apikey|sso-key|ssws)\s++(?<value>" + VALUE
+         + r"[^\s\"'\\,;]{8,}+)|(?<value>" + VALUE + r"(?!(?:bearer|basic|token|digest|negotiate)\b)"
          r"(?=[^\s\"'\\,;0-9]{0,200}+[0-9])[^\s\"'\\,;]{12,}+))",
          (named("Authorization: Basic {}", fake(B64, 28, 116) + "=="),
           named('curl -H "Authorization: Bearer {}" https://api.example.net', fake(AN, 32, 117))),
@@ -230,32 +219,43 @@ NAMED: tuple[Kind, ...] = (
          (named("token_type Bearer {}", fake(AN, 40, 118)),), ("Bearer tokens are sent in a header.",), generic=True),
     Kind("credential", "a value with a letter and a digit after a name ending in a secret word: `*_KEY=`, "
                        "`*_TOKEN:`, `*_SECRET`, `*_PASS`, `password`, `apiKey`, `credentials` (`.env`, "
-                       "JSON, YAML, `.pypirc`, Go's `:=`, an XML `<password>` element, a token under `*_PAT=`; covers keys with no prefix such as Mistral or Cohere); an "
+                       "JSON, YAML, `.pypirc`, Go's `:=`, an XML `<password>` element, a token under `*_PAT=`, PHP's `=>` and `define()`, a `name`/`value` pair; covers keys with no prefix such as Mistral or Cohere); an "
                        "unquoted `.env` value runs to the end of its line",
          (_SECRET_NAME_IS + r"(?:\\*+[\"'])?+"
-          r"(?<value>" + _VALUE + r"(?=[^\s\"'\\,;&<>(){}\[\]0-9]{0,200}+[0-9])"
+          r"(?<value>" + VALUE + r"(?=[^\s\"'\\,;&<>(){}\[\]0-9]{0,200}+[0-9])"
           r"(?=[^\s\"'\\,;&<>(){}\[\]a-z]{0,200}+[a-z])[^\s\"'\\,;&<>(){}\[\]]{6,}+)(?!\()",
           # a quoted value may hold any char but a quote (a Django `SECRET_KEY = '…(…'`): the closing quote
           # tells it from code
           _SECRET_NAME_IS + r"\\*+[\"']"
-          r"(?<value>" + _VALUE + r"(?=[^\s\"'\\0-9]{0,200}+[0-9])(?=[^\s\"'\\a-z]{0,200}+[a-z])[^\s\"'\\]{8,}+)"
+          r"(?<value>" + VALUE + r"(?=[^\s\"'\\0-9]{0,200}+[0-9])(?=[^\s\"'\\a-z]{0,200}+[a-z])[^\s\"'\\]{8,}+)"
           r"(?=\\*+[\"'])",
           # an unquoted `.env` / `export` line (`SECRET_KEY=9G*r…+(94…`) runs to the end of its line, `(` and
           # all: a whole upper-case name, `=` with no space, nothing after it on the line but a comment,
           # and no closing `)`, `]` or `;` (that is code: `KEY=f(x1)`)
           r"(?i)(?<=(?:^|[\s\"'=]|\\[nrt])(?-i:[A-Z0-9_]){0,60})"
           r"(?-i:SECRET|TOKEN|KEY|PASSWORD|PASSWD|PASS|PWD)="
-          r"(?<value>" + _VALUE + r"(?=[^\s\"'\\0-9]{0,200}+[0-9])(?=[^\s\"'\\a-z]{0,200}+[a-z])[^\s\"'\\]{8,}+)"
+          r"(?<value>" + VALUE + r"(?=[^\s\"'\\0-9]{0,200}+[0-9])(?=[^\s\"'\\a-z]{0,200}+[a-z])[^\s\"'\\]{8,}+)"
           r"(?<![)\];])(?=[ \t]*+(?:#[^\r\n]*+)?(?:[\r\n]|\\++[nrt]|\\*+[\"']|$))",
           # an XML element of a config file (Maven `settings.xml`, .NET, Jenkins): `<password>…</password>`
-          r"<(?:password|Password|passwd|secret|clientSecret|client_secret|apiKey|api_key|apiToken|api_token"
-          r"|accessToken|access_token|token)>(?<value>" + _VALUE
+          # (not `<token>` nor `<secret>`: placeholders in prose, which would run it over most texts)
+          r"<(?:password|Password|passwd|clientSecret|client_secret|apiKey|api_key|apiToken|api_token"
+          r"|accessToken|access_token)>(?<value>" + VALUE
           + r"(?=[^<\s0-9]{0,200}+[0-9])(?=[^<\sa-z]{0,200}+[a-z])[^<>\s]{6,}+)</",
           # a personal access token under an upper-case name ending in `_PAT` (`AZURE_DEVOPS_EXT_PAT`,
           # `GITLAB_PAT`): token-shaped only, so `FILE_PAT=*.py` stays (led by its literal, the name looked back)
           r"_PAT(?<=(?:^|[\s\"'{,]|\\[nrt])[A-Z][A-Z0-9_]{0,60}_PAT)(?:\\*+[\"'])?+[ \t]*+[=:][ \t]*+(?:\\*+[\"'])?+"
-          r"(?<value>" + _VALUE + r"(?=[A-Za-z_-]{0,200}+[0-9])(?=[A-Z0-9_-]{0,200}+[a-z])[A-Za-z0-9_-]{20,}+)"
-          r"(?![A-Za-z0-9_-])"),
+          r"(?<value>" + VALUE + r"(?=[A-Za-z_-]{0,200}+[0-9])(?=[A-Z0-9_-]{0,200}+[a-z])[A-Za-z0-9_-]{20,}+)"
+          r"(?![A-Za-z0-9_-])",
+          # PHP's `define('DB_PASSWORD', '…')` (WordPress' `wp-config.php`: its salts too)
+          r"define\([ \t]*+\\*+['\"][A-Z0-9_]{1,60}+(?<=PASSWORD|PASSWD|SECRET|TOKEN|KEY|SALT|PASS)\\*+['\"][ \t]*+,[ \t]*+"
+          r"\\*+['\"](?<value>" + VALUE + r"(?=[^'\"\\0-9]{0,200}+[0-9])(?=[^'\"\\a-z]{0,200}+[a-z])[^'\"\\]{8,}+)\\*+['\"]",
+          # a `name` / `value` pair whose name is a secret's (Kubernetes and ECS `env`, CI variables as JSON or YAML)
+          # (the name is read whole, then its end looked back at: no retry at each of its chars)
+          r"name(?:\\*+[\"'])?+[ \t]*+:[ \t]*+(?:\\*+[\"'])?+[A-Za-z0-9_.-]{1,60}+"
+          r"(?<=PASSWORD|PASSWD|SECRET|TOKEN|API_KEY|APIKEY|PRIVATE_KEY|ACCESS_KEY|password|passwd|secret|token|apiKey)"
+          r"(?:\\*+[\"'])?+[ \t]*+(?:,|\r?\n|\\++n)[ \t-]*+(?:\\*+[\"'])?+value(?:\\*+[\"'])?+[ \t]*+:[ \t]*+"
+          r"(?:\\*+[\"'])?+(?<value>" + VALUE + r"(?=[^\s\"'\\,}0-9]{0,200}+[0-9])(?=[^\s\"'\\,}a-z]{0,200}+[a-z])"
+          r"[^\s\"'\\,}]{6,}+)"),
          (named("MISTRAL_API_KEY={}", fake(AN, 32, 119)), named('{"password": "{}"}', fake(URLSAFE, 14, 120)),
           named("TWILIO_AUTH_TOKEN: {}", fake(HEX, 32, 121)), named("[pypi]\npassword = {}", fake(AN, 20, 122)),
           named("SECRET_KEY = 'django-insecure-{}'", "k3(x!" + fake(AN, 20, 166) + "@b)a^" + fake(HEX, 10, 167)),
@@ -263,13 +263,19 @@ NAMED: tuple[Kind, ...] = (
           named("cat .env\\nDJANGO_SECRET_KEY={}\\nDEBUG=1", "9G*r" + fake(AN, 10, 170) + "^(" + fake(AN, 12, 171)),
           named('token := "{}"', fake(AN, 40, 369)),
           named("<server>\n  <id>nexus</id>\n  <password>{}</password>\n</server>", fake(AN, 18, 370)),
-          named("export AZURE_DEVOPS_EXT_PAT={}", fake("abcdefghijklmnopqrstuvwxyz234567", 52, 371))),
+          named("export AZURE_DEVOPS_EXT_PAT={}", fake("abcdefghijklmnopqrstuvwxyz234567", 52, 371)),
+          named("'password' => '{}',", fake(AN, 16, 382)),
+          named("define( 'DB_PASSWORD', '{}' );", fake(AN, 16, 378)),
+          named("env:\n- name: DB_PASSWORD\n  value: {}\n", fake(AN, 16, 379)),
+          named('[{"name": "API_SECRET", "value": "{}"}]', fake(AN, 24, 380))),
          ("api_key = os.environ['API_KEY']", "OPENAI_API_KEY=your_api_key_here", "max_tokens=4096",
           "src/x.py:12: twilio-api-key: config/v2/twilio.yaml", "DB_PASSWORD=changeme1", "token: ****1234",
           "token = Base.url_encode64(raw)", "SECRET_KEY=hashlib.sha256(seed2).hexdigest()",
           "API_KEY=os.environ.get(\"API_KEY\", \"dev1\")", "SORT_KEY=key_fn(row1);\n", "CACHE_KEY=items[k1]\n",
           "token := os.Getenv(\"API_TOKEN\")", "<password>${env.NEXUS_PASSWORD}</password>", "FILE_PAT=*.py",
-          "GLOB_PAT: 'src/**/*.ts'"),
+          "GLOB_PAT: 'src/**/*.ts'", "define('AUTH_KEY', 'put your unique phrase here');",
+          "- name: DB_PASSWORD\n  valueFrom:\n    secretKeyRef: {name: db, key: password}",
+          '{"name": "DB_HOST", "value": "db-01.internal.example.net"}'),
          generic=True,
          anchors=(("passw", 0), ("pwd", 0), ("secret", 7), ("token", 0), ("key", 8), ("pass", 1),
                   ("credential", 0))),
