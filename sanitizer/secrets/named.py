@@ -219,9 +219,11 @@ NAMED: tuple[Kind, ...] = (
          (named("token_type Bearer {}", fake(AN, 40, 118)),), ("Bearer tokens are sent in a header.",), generic=True),
     Kind("credential", "a value with a letter and a digit after a name ending in a secret word: `*_KEY=`, "
                        "`*_TOKEN:`, `*_SECRET`, `*_PASS`, `password`, `apiKey`, `credentials` (`.env`, "
-                       "JSON, YAML, `.pypirc`, Go's `:=`, an XML `<password>` element, a token under `*_PAT=`, PHP's `=>` and `define()`, a `name`/`value` pair; covers keys with no prefix such as Mistral or Cohere); an "
-                       "unquoted `.env` value runs to the end of its line",
-         (_SECRET_NAME_IS + r"(?:\\*+[\"'])?+"
+                       "JSON, YAML, `.pypirc`, Go's `:=`, an XML `<password>` element, a token under `*_PAT=`, "
+                       "PHP's `=>` and `define()`, a `name`/`value` pair; covers keys with no prefix such as Mistral "
+                       "or Cohere); an unquoted `.env` value runs to the end of its line",
+         # (after Go's `:=` or PHP's `=>` only a quoted value: unquoted, that is code, `token => token1.id`)
+         (_SECRET_NAME_IS + r"(?<!(?::=|=>)\s{0,16})(?:\\*+[\"'])?+"
           r"(?<value>" + VALUE + r"(?=[^\s\"'\\,;&<>(){}\[\]0-9]{0,200}+[0-9])"
           r"(?=[^\s\"'\\,;&<>(){}\[\]a-z]{0,200}+[a-z])[^\s\"'\\,;&<>(){}\[\]]{6,}+)(?!\()",
           # a quoted value may hold any char but a quote (a Django `SECRET_KEY = '…(…'`): the closing quote
@@ -273,7 +275,7 @@ NAMED: tuple[Kind, ...] = (
           "token = Base.url_encode64(raw)", "SECRET_KEY=hashlib.sha256(seed2).hexdigest()",
           "API_KEY=os.environ.get(\"API_KEY\", \"dev1\")", "SORT_KEY=key_fn(row1);\n", "CACHE_KEY=items[k1]\n",
           "token := os.Getenv(\"API_TOKEN\")", "<password>${env.NEXUS_PASSWORD}</password>", "FILE_PAT=*.py",
-          "GLOB_PAT: 'src/**/*.ts'", "define('AUTH_KEY', 'put your unique phrase here');",
+          "GLOB_PAT: 'src/**/*.ts'", "tokens.map(token => token1.id)", "token := cfg.Token1x", "define('AUTH_KEY', 'put your unique phrase here');",
           "- name: DB_PASSWORD\n  valueFrom:\n    secretKeyRef: {name: db, key: password}",
           '{"name": "DB_HOST", "value": "db-01.internal.example.net"}'),
          generic=True,
