@@ -75,7 +75,8 @@ PROVIDERS: tuple[Kind, ...] = (
          (B + r"hf_[A-Za-z0-9]{30,}+" + E, B + r"api_org_[A-Za-z0-9]{30,}+" + E), (bare("h" + "f_" + fake(AN, 34, 31)),),
          ("from huggingface_hub import hf_hub_download",)),
     Kind("grafana-token", "`glsa_` 32 chars `_` 8 hex, `glc_` + 32+ base64, or a legacy `eyJrIjoi…` key",
-         (B + r"gl(?:sa_[A-Za-z0-9]{32}_[A-Fa-f0-9]{8}|c_[A-Za-z0-9+/]{32,}+={0,2})", B + r"eyJrIjoi[A-Za-z0-9+/]{60,}+={0,2}"),
+         (B + r"glsa_[A-Za-z0-9]{32}_[A-Fa-f0-9]{8}", B + r"glc_[A-Za-z0-9+/]{32,}+={0,2}",
+          B + r"eyJrIjoi[A-Za-z0-9+/]{60,}+={0,2}"),
          (bare("gl" + "sa_" + fake(AN, 32, 32) + "_" + fake(HEX, 8, 33)), bare("gl" + "c_" + fake(B64, 80, 34) + "==")),
          ("glsa_short",)),
     Kind("postman-key", "`PMAK-` 24 hex `-` 34 hex",
@@ -148,7 +149,7 @@ PROVIDERS: tuple[Kind, ...] = (
     Kind("vercel-token", "`vcp_`/`vci_`/`vca_`/`vcr_`/`vck_` then 24+ chars",
          B + r"vc[pikar]_[A-Za-z0-9_-]{24,}+", (bare("vc" + "p_" + fake(AN, 56, 69)),), ("vcp_",)),
     Kind("supabase-key", "`sbp_` + 40 hex, or `sb_secret_` + 20+ chars",
-         B + r"sb(?:p_[a-f0-9]{40}|_secret_[A-Za-z0-9_-]{20,}+)",
+         (B + r"sbp_[a-f0-9]{40}", B + r"sb_secret_[A-Za-z0-9_-]{20,}+"),
          (bare("sb" + "p_" + fake(HEX, 40, 70)), bare("sb_" + "secret_" + fake(URLSAFE, 32, 71))), ("sbp_",)),
     Kind("replicate-token", "`r8_` then 37 chars", B + r"r8_[A-Za-z0-9]{37}" + E,
          (bare("r" + "8_" + fake(AN, 37, 72)),), ("r8_",)),
@@ -219,9 +220,13 @@ PROVIDERS: tuple[Kind, ...] = (
          ("pk.eyJ1IjoiYWNtZSJ9.public (a public token)",)),
     *PLATFORMS,
     Kind("teams-webhook", "the path of a Microsoft Teams incoming webhook (`….webhook.office.com/webhookb2/…`)",
-         r"(?:webhook\.office\.com/webhookb2|outlook\.office(?:365)?+\.com/webhook)/(?<value>[A-Za-z0-9@/_-]{40,}+)",
+         # one spec per host, each led by its literal (an alternation first is tried at every position)
+         (r"webhook\.office\.com/webhookb2/(?<value>[A-Za-z0-9@/_-]{40,}+)",
+          r"outlook\.office(?:365)?+\.com/webhook/(?<value>[A-Za-z0-9@/_-]{40,}+)"),
          (named("https://acme.webhook.office.com/webhookb2/{}", fake(HEX, 8, 157) + "-" + fake(HEX, 4, 158) + "@"
-                + fake(HEX, 8, 159) + "/IncomingWebhook/" + fake(HEX, 32, 160) + "/" + fake(HEX, 8, 161)),),
+                + fake(HEX, 8, 159) + "/IncomingWebhook/" + fake(HEX, 32, 160) + "/" + fake(HEX, 8, 161)),
+          named("https://outlook.office.com/webhook/{}", fake(HEX, 8, 383) + "@" + fake(HEX, 8, 384)
+                + "/IncomingWebhook/" + fake(HEX, 32, 385) + "/" + fake(HEX, 8, 386))),
          ("https://acme.webhook.office.com/webhookb2/",)),
     Kind("aws-access-key-id", "`AKIA`/`ASIA`/`ABIA`/`ACCA`/`A3T…` then 16 upper-case letters and digits "
                               "(not the `EXAMPLE` keys of the AWS docs)",
