@@ -327,6 +327,7 @@ PLANTS = [
     lambda: "ldapwhoami -x -D uid=me,ou=people,dc=example,dc=org -w " + _fk(AN, 14, 415),
     lambda: "openssl enc -aes-256-cbc -in a -out b -pass pass:" + _fk(AN, 16, 416),
     lambda: "r = httpx.get(u, auth=('svc', '" + _fk(URLSAFE, 18, 417) + "'))",
+    lambda: "$ tail -n 3 ~/.ssh/id_ed25519\nb3BlbnNzaC1r" + "ZXktdjE" + _fk(B64, 50, 419) + "\n" + _fk(B64, 70, 420) + "\n-----END OPENSSH PRIVATE KEY-----",
     lambda: "I set my password to " + _fk(AN, 12, 296) + " yesterday",
     lambda: "the db password is hunter2",
 ]

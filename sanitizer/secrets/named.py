@@ -37,25 +37,32 @@ def _pem(kind: str, sep: str = "\n") -> str:
 
 _RSA, _OPENSSH = _pem("RSA "), _pem("OPENSSH ")
 _PKCS8_JSON = _pem("", "\\n")
+_OPENSSH_BODY = ("b3BlbnNzaC1r" + "ZXktdjEAAAAABG5vbmUAAAAEbm9uZQAAAAAAAAABAAAAMwAAAAtzc2gtZW" + "\n"
+                 + fake(B64, 70, 387) + "\n-----END OPENSSH PRIVATE KEY-----")
 _B64_KEY = "LS0tLS1CRUdJTiBSU0EgUFJJVkFURSBLRVktLS0tLQo" + fake(B64, 80, 95)
 _NL = r"(?:\r?+\n|(?:\\++r)?+\\++n)"  # a line break, real or escaped (once or more, JSON in JSON)
 _PPK = "Private-Lines: 1\n" + "AAAAI" + fake(B64, 43, 125) + "\nPrivate-MAC: " + fake(HEX, 64, 126)
 
 KEY_BLOCKS: tuple[Kind, ...] = (
     Kind("private-key", "a PEM, OpenSSH or PGP `-----BEGIN … PRIVATE KEY-----` block with its base64 body "
-                        "(also with `\\n` escapes in JSON, or cut before its END line), a PuTTY `.ppk` key's "
-                        "private lines",
+                        "(also with `\\n` escapes in JSON, or cut before its END line), an OpenSSH key's body "
+                        "without its BEGIN line (`b3BlbnNzaC1rZXktdjE…`), a PuTTY `.ppk` key's private lines",
          (_PEM_HEAD + r"(?=(?:" + _WS + r"++[A-Za-z][A-Za-z-]*+:[^\n\\]*+)*+" + _WS + r"++[A-Za-z0-9+/=]{32})"
          r"(?:(?:[A-Za-z0-9+/=\s:,.]|\\++[nrt]|-(?!----))*+" + _PEM_END
          + r"|(?:" + _WS + r"++[A-Za-z0-9+/=]{16,}+)*+)",
+          # an OpenSSH key's body whose BEGIN line was cut off: base64 of `openssh-key-v1\0`, which
+          # only private keys start with (public keys are `AAAA…`), its next lines and END line
+          r"(?:(?<![A-Za-z0-9+/])|(?<=\\[nrt]))b3BlbnNzaC1rZXktdjE[A-Za-z0-9+/=]{20,}+"
+          r"(?:" + _WS + r"++[A-Za-z0-9+/=]{16,}+)*+(?:" + _WS + r"++" + _PEM_END + r")?+",
           # the public lines of a `.ppk` stay; its private lines and their MAC go
           r"(?:(?<![\w-])|(?<=\\[nrt]))Private-Lines:[ \t]*+[0-9]++(?:" + _NL + r"[A-Za-z0-9+/=]{4,}+(?=[\r\n\\]|$))++"
           r"(?:" + _NL + r"Private-(?:MAC|Hash):[ \t]*+[0-9a-fA-F]++)?+"),
          (Example(_RSA, _RSA), Example(_OPENSSH, _OPENSSH), named('{"private_key": "{}\\n"}', _PKCS8_JSON),
+          named("[… 3 lines cut …]\n{}\n", _OPENSSH_BODY),
           named("PuTTY-User-Key-File-3: ssh-ed25519\nEncryption: none\nPublic-Lines: 2\nAAAAC3NzaC1lZDI1NTE5\n"
                 "AAAAIB" + fake(B64, 40, 124) + "\n{}\n", _PPK)),
          ("pattern = re.compile(r'(-----BEGIN RSA PRIVATE KEY-----)')",
-          'if line == "-----BEGIN OPENSSH PRIVATE KEY-----":')),
+          'if line == "-----BEGIN OPENSSH PRIVATE KEY-----":', "b3BlbnNzaC1rZXktdjE (the prefix alone)")),
     Kind("private-key-base64", "a base64-encoded PEM private key (`LS0tLS1CRUdJTi…`, as in kubeconfig "
                                "`client-key-data`)",
          r"(?:(?<![A-Za-z0-9+/])|(?<=\\[nrt]))LS0tLS1CRUdJTi(?:" + "|".join(_B64_HEADS) + r")[A-Za-z0-9+/]{40,}+={0,2}",
