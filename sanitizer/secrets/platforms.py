@@ -89,7 +89,7 @@ PLATFORMS: tuple[Kind, ...] = (
          (bare("pat" + "-na1-" + "-".join(fake(HEX, n, 361 + i) for i, n in enumerate((8, 4, 4, 4, 12)))),),
          ("pat-na1-<your token>", "pat-na1-migration-script")),
     Kind("okta-token", "an Okta API token after its `SSWS` scheme: `00` then 40 chars",
-         r"(?<![A-Za-z0-9_])SSWS[ \t]++(?<value>00[A-Za-z0-9_-]{40})" + E,
+         B + r"SSWS[ \t]++(?<value>00[A-Za-z0-9_-]{40})" + E,
          (named('OKTA_AUTH="SSWS {}"', "00" + fake(URLSAFE, 40, 366)),), ("SSWS ${OKTA_API_TOKEN}",)),
     Kind("browserbase-key", "`bb_live_` then 20+ chars", B + r"bb_live_[A-Za-z0-9_-]{20,}+",
          (bare("bb" + "_live_" + fake(URLSAFE, 27, 367)),), ("bb_live_<your key>",)),
