@@ -21,11 +21,13 @@ __all__ = ["FINDERS", "FOLD_TRAPS", "FOLLOWS", "anchored", "ascii_lower", "finde
 # What follows each anchor literal (for the two name alternations, the union over the names of
 # both patterns, so one scan per literal serves both).  The Discord bot token's `.` asks for what
 # the token needs around it: 6 token chars, a `.` and 27 more after it (tested first: it turns most
-# dots down soonest), and 24 before it.
+# dots down soonest), and 24 before it; likewise the `-` of a newer Mailgun key (32 hex before it) and the `|` of a
+# Facebook app token (15 digits before it).
 _SEP = r"(?:\\*+[\"'])?+\s*+[=:]"
 FOLLOWS = {"token": _SEP, "key": _SEP, "secret": _SEP, "passw": "(?:or)?d" + _SEP, "pass": _SEP, "pwd": _SEP,
            "sig": "(?:nature)?=", "credential": "s?" + _SEP, "access": "_?key", "authorization": _SEP,
-           "cookie": r"(?:\\*+[\"'])?+\s*+:", ".": r"(?=[a-z0-9_-]{6}\.[a-z0-9_-]{27})(?<=[a-z0-9_-]{24}\.)"}
+           "cookie": r"(?:\\*+[\"'])?+\s*+:", ".": r"(?=[a-z0-9_-]{6}\.[a-z0-9_-]{27})(?<=[a-z0-9_-]{24}\.)",
+           "-": r"(?<=[0-9a-f]{32}-)[0-9a-f]{8}-[0-9a-f]{8}", "|": r"(?<=[0-9]{15}[|])[a-z0-9_-]{27}"}
 FINDERS: dict[str, regex.Pattern[str]] = {}  # by `finder`; run on `ascii_lower(text)`, as `(?i)` would on text
 # The only non-ASCII characters that `(?i)` matches to an ASCII letter (`İ` → i, `ſ` → s, Kelvin
 # sign → k), which `ascii_lower` leaves as they are: a text holding one is scanned the plain way.

@@ -1,16 +1,24 @@
 """Passwords given as arguments: command-line flags (`--password x`, `mysql -pX`, `curl -u user:x`…)
-and the password argument of code calls (`auth=('user', 'x')`, `.login('user', 'x')`).
+and the password argument of code calls (`auth=('user', 'x')`, `.login('user', 'x')`); and passwords
+stored as crypt hashes (`/etc/shadow`, `.htpasswd`, a users table), which a dictionary reverses.
 
 Kept apart from `named` only for size; `NAMED` takes these in place, in this order.
 """
 
 from __future__ import annotations
 
-from sanitizer.secrets.kinds import AN, URLSAFE, VALUE, Kind, fake, named
+from sanitizer.secrets.kinds import AN, NOT_REDACTED, URLSAFE, VALUE, Kind, bare, fake, named
+
+_CRYPT = "./" + AN  # the crypt(3) base64 alphabet
+_B64 = AN + "+/"
+_L = r"(?:(?<![\w$./])|(?<=\\[nrt]))"  # a hash's left boundary (a `\n` escape counts as a line break)
+_PGFIELD = r"[^:\s\\\"'`,{}\[\]]++"  # a `.pgpass` database or user name
+_FLAGS = r"(?:[ \t]++-[A-Za-z]++(?:[ \t]++[0-9]++)?+)"  # htpasswd's flags
 
 PASSWORDS: tuple[Kind, ...] = (
     Kind("cli-password", "`--password x`, `--token=x`, `--api-key x`, `mysql -pXXXX`, `sshpass -p x`, "
-                         "`curl -u user:pass`",
+                         "`curl -u user:pass`, `htpasswd -b`, `vault login x`, `snyk auth x`, `-Dsonar.token=x`, "
+                         "`::add-mask::x`",
          (r"(?:(?<![\w-])|(?<=\\[nrt]))--(?:password|passwd|pass|token|api-key|apikey|secret|client-secret|auth-token|access-token)"
          r"(?:=|[ \t]++)[\"']?+(?<value>" + VALUE + r"(?!-)(?=[a-z]{0,200}+[^a-z\s\"'\\])[^\s\"'\\]{4,}+)",
          r"(?:(?<![\w-])|(?<=\\[nrt]))sshpass[ \t]++-p[ \t]*+[\"']?+(?<value>" + VALUE + r"[^\s\"'\\]{3,}+)",
@@ -28,17 +36,46 @@ PASSWORDS: tuple[Kind, ...] = (
                                  ("redis-cli", "-a"), ("sqlcmd", "-P"), ("mongo(?:sh|dump|restore|import|export)?+", "-p"),
                                  ("ldap(?:search|add|modify|delete|passwd|whoami|compare|modrdn)", "-w"))),
          # openssl's `-passin pass:…` / `-passout pass:…` (led by its literal, the flag looked back)
-         r"pass:(?<=-pass(?:in|out)?+[ \t]{1,8}+[\"']?+pass:)(?<value>" + VALUE + r"[^\s\"'\\]{3,}+)"),
+         r"pass:(?<=-pass(?:in|out)?+[ \t]{1,8}+[\"']?+pass:)(?<value>" + VALUE + r"[^\s\"'\\]{3,}+)",
+         # `jenkins-cli -auth user:…` (not `-auth @file`)
+         r"(?:(?<![\w-])|(?<=\\[nrt]))jenkins-cli(?:\.jar)?+(?:[ \t]++[^\s]++){0,12}?[ \t]++-auth[ \t]++[\"']?+"
+         r"[^\s:\"'\\@]++:(?<value>" + VALUE + r"[^\s\"'\\]{3,}+)",
+         # `htpasswd -b[c] FILE USER …` and `htpasswd -nb USER …`: the password is the last word
+         # (a flag may take a number: `-C 10`, `-r 5000`)
+         *(r"(?:(?<![\w-])|(?<=\\[nrt]))htpasswd(?=" + _FLAGS + r"*?[ \t]++-[A-Za-z]*b)" + n + _FLAGS
+           + r"++" + r"[ \t]++[^\s-][^\s]*+" * words + r"[ \t]++[\"']?+(?<value>" + VALUE + r"[^\s\"'\\]{3,}+)"
+           for n, words in ((r"(?=" + _FLAGS + r"*?[ \t]++-[A-Za-z]*n)", 1),
+                            (r"(?!" + _FLAGS + r"*?[ \t]++-[A-Za-z]*n)", 2))),
+         # GitHub Actions' `::add-mask::…`: what follows is a secret by definition
+         r"::add-mask::(?<value>" + VALUE + r"[^\s\"'\\]{4,}+)",
+         # `vault login [token=]…` (not `-method=userpass username=…`), `snyk auth …`, `snyk config set api=…`
+         r"(?:(?<![\w-])|(?<=\\[nrt]))vault[ \t]++login(?:[ \t]++-[\w-]++(?:=[^\s]*+)?+)*?[ \t]++(?:token=)?+[\"']?+"
+         r"(?<value>" + VALUE + r"(?!-)[^\s\"'\\=]{8,}+)(?![^\s\"'\\])",
+         r"(?:(?<![\w-])|(?<=\\[nrt]))snyk[ \t]++auth[ \t]++[\"']?+(?<value>" + VALUE + r"(?!-)[^\s\"'\\]{8,}+)",
+         r"(?:(?<![\w-])|(?<=\\[nrt]))snyk[ \t]++config[ \t]++set[ \t]++api=[\"']?+(?<value>" + VALUE + r"[^\s\"'\\]{8,}+)",
+         # SonarScanner's `-Dsonar.token=…` (`-Dsonar.login=…` before 10.0, `-Dsonar.password=…`)
+         r"-Dsonar\.(?:token|login|password)=[\"']?+(?<value>" + VALUE + r"[^\s\"'\\]{4,}+)"),
          (named("psql-migrate --password {} --host db", fake(AN, 14, 108)),
           named("mysql -u root -p{} app", fake(AN, 12, 109)),
           named("docker login -u ci -p {} registry.example.net", fake(AN, 20, 127)),
           named("redis-cli -h cache -a {} ping", fake(AN, 24, 128)),
           named("curl -u admin:{} https://ci.example.net", fake(AN, 16, 110)),
           named("ldapsearch -x -D cn=admin,dc=example,dc=net -w {} -b dc=example,dc=net", fake(AN, 14, 372)),
-          named("openssl pkcs12 -in cert.p12 -passin pass:{} -nodes", fake(AN, 14, 373))),
+          named("openssl pkcs12 -in cert.p12 -passin pass:{} -nodes", fake(AN, 14, 373)),
+          named("java -jar jenkins-cli.jar -s https://ci.example.net -auth admin:{} build deploy", fake(AN, 16, 382)),
+          named("htpasswd -cb /etc/nginx/.htpasswd admin {}", fake(AN, 14, 383)),
+          named("htpasswd -nbB -C 12 ops {} >> .htpasswd", fake(AN, 14, 384)),
+          named('echo "::add-mask::{}"', fake(URLSAFE, 24, 385)),
+          named("vault login {}", "s." + fake(AN, 24, 482)),
+          named("snyk config set api={}", "-".join(fake("0123456789abcdef", n, 483 + i) for i, n in enumerate((8, 4, 4, 4, 12)))),
+          named("mvn sonar:sonar -Dsonar.host.url=https://sonar.example.net -Dsonar.login={}", fake("0123456789abcdef", 40, 488))),
          ("docker login --password-stdin", "docker login -u ci -p \"$REGISTRY_PASSWORD\" ghcr.io",
           "docker run -p 8080:80 nginx", "mysql -u root -p app", "use --password to pass it", "mysql -pXXXX",
-          "ldapsearch -x -W -b dc=example,dc=net", "openssl rsa -passin env:KEY_PASS"),
+          "ldapsearch -x -W -b dc=example,dc=net", "openssl rsa -passin env:KEY_PASS",
+          "java -jar jenkins-cli.jar -auth @/run/secrets/jenkins build deploy", "htpasswd -c .htpasswd admin",
+          "htpasswd -B -c /etc/nginx/.htpasswd admin", 'echo "::add-mask::$TOKEN"',
+          "vault login -method=userpass username=ops", "vault login -method=oidc", "snyk auth --help",
+          "-Dsonar.login=$SONAR_TOKEN"),
          generic=True),
     Kind("code-password", "the password argument of `auth=('user', '…')`, `HTTPBasicAuth('user', '…')` and "
                           "`.login('user', '…')` (requests, httpx, aiohttp, smtplib, ftplib, imaplib)",
@@ -52,4 +89,44 @@ PASSWORDS: tuple[Kind, ...] = (
           named("client = httpx.Client(auth=httpx.BasicAuth('ci', '{}'))", fake(AN, 20, 376))),
          ("requests.get(url, auth=('admin', password))", "server.login(user, os.environ['SMTP_PASSWORD'])",
           "auth=('admin', '{password}')"), generic=True),
+    Kind("registry-credential", "a package registry's credential in its tool's config: NuGet's `ClearTextPassword`, "
+                                "Bundler's `BUNDLE_<HOST>=user:pass` and `bundle config <host> user:pass`",
+         (r"ClearTextPassword\\*+[\"'][ \t]++value=\\*+[\"'](?<value>" + VALUE + r"[^\"'\\]{3,}+)(?=\\*+[\"'])",
+          r"(?:(?<![\w-])|(?<=\\[nrt]))BUNDLE_[A-Z0-9_]*?__[A-Z0-9_]++[ \t]*+[=:][ \t]*+[\"']?+(?<value>" + VALUE
+          + r"[^\s\"'\\:]++:" + NOT_REDACTED + r"[^\s\"'\\]{3,}+)",
+          r"(?:(?<![\w-])|(?<=\\[nrt]))bundle[ \t]++config(?:[ \t]++set)?+(?:[ \t]++--(?:global|local))?+[ \t]++"
+          r"[A-Za-z0-9-]++(?:\.[A-Za-z0-9-]++)++[ \t]++[\"']?+(?<value>" + VALUE + r"[^\s\"'\\:]++:" + NOT_REDACTED + r"[^\s\"'\\]{3,}+)"),
+         (named('<add key="ClearTextPassword" value="{}" />', fake(AN, 18, 489)),
+          named("BUNDLE_GEMS__CONTRIBSYS__COM={}", fake("0123456789abcdef", 8, 490) + ":" + fake("0123456789abcdef", 8, 491)),
+          named("bundle config set --global rubygems.pkg.github.com {}", "ci:" + fake(AN, 20, 492))),
+         ('<add key="ClearTextPassword" value="%NUGET_PASSWORD%" />', "BUNDLE_GEMFILE=Gemfile.ci",
+          "bundle config set --local path vendor/bundle"), generic=True),
+    Kind("pgpass-password", "the password of a `.pgpass` line: `host:port:database:user:password`",
+         # found from its port (`.pgpass` escapes a `:` in a field, so none runs across one); the host is
+         # looked back at from there, which is far cheaper than trying every word as a host
+         r":(?<=(?:^|[\s\"'`=]|\\[nrt])(?:[A-Za-z0-9_.-]{1,253}|\*|\[[0-9A-Fa-f:]{2,39}\]):)(?:[0-9]{4,5}+|\*):"
+         + _PGFIELD + ":" + _PGFIELD + r":(?<value>" + VALUE + r"[^\s:\\\"'`]{3,}+)(?![^\s\\\"'`])",
+         (named("$ cat ~/.pgpass\ndb.example.net:5432:app:app_user:{}\n", fake(AN, 18, 493)),
+          named("*:*:*:replicator:{}", fake(URLSAFE, 20, 494))),
+         ("db.example.net:5432:app:app_user:${PGPASSWORD}", "listen on 0.0.0.0:5432 with user app"),
+         needs=(":5432:", ":*:", ":6432:", ":5433:"), generic=True),
+    Kind("password-hash", "a crypt(3) password hash: bcrypt `$2b$12$…`, `$6$`/`$5$` SHA-crypt, `$1$`/`$apr1$` "
+                          "MD5-crypt, `$y$` yescrypt, `$argon2id$…`, Django's `pbkdf2_sha256$…`",
+         (_L + r"\$2[abxy]?+\$[0-9]{2}\$[./A-Za-z0-9]{53}(?![\w./])",
+          _L + r"\$6\$(?:rounds=[0-9]{1,9}+\$)?+[./A-Za-z0-9]{1,16}+\$[./A-Za-z0-9]{86}(?![\w./])",
+          _L + r"\$5\$(?:rounds=[0-9]{1,9}+\$)?+[./A-Za-z0-9]{1,16}+\$[./A-Za-z0-9]{43}(?![\w./])",
+          _L + r"\$1\$[./A-Za-z0-9]{1,8}+\$[./A-Za-z0-9]{22}(?![\w./])",
+          _L + r"\$apr1\$[./A-Za-z0-9]{1,8}+\$[./A-Za-z0-9]{22}(?![\w./])",
+          _L + r"\$y\$[./A-Za-z0-9]{1,32}+\$[./A-Za-z0-9]{1,86}+\$[./A-Za-z0-9]{43}(?![\w./])",
+          _L + r"\$argon2(?:id|i|d)\$v=[0-9]{1,3}+\$m=[0-9]{1,10}+,t=[0-9]{1,10}+,p=[0-9]{1,3}+\$[A-Za-z0-9+/]{8,}+"
+          r"\$[A-Za-z0-9+/]{16,}+",
+          _L + r"pbkdf2_sha(?:256|1)\$[0-9]{3,7}+\$[A-Za-z0-9]{4,64}+\$[A-Za-z0-9+/]{27,43}=(?![\w./])"),
+         (named("root:{}:19700:0:99999:7:::", "$6$" + fake(_CRYPT, 16, 386) + "$" + fake(_CRYPT, 86, 387)),
+          named("admin:{}", "$apr1$" + fake(_CRYPT, 8, 388) + "$" + fake(_CRYPT, 22, 389)),
+          named('{"password": "{}"}', "$2b$12$" + fake(_CRYPT, 53, 390)),
+          bare("$argon2id$v=19$m=65536,t=3,p=4$" + fake(_B64, 22, 391) + "$" + fake(_B64, 43, 392)),
+          bare("pbkdf2_sha256$600000$" + fake(AN, 22, 393) + "$" + fake(_B64, 43, 394) + "="),
+          bare("$y$j9T$" + fake(_CRYPT, 22, 395) + "$" + fake(_CRYPT, 43, 396))),
+         ("echo $2 $6 $1", "printf '$6$%s$%s' \"$salt\" \"$hash\"", "$2b$12$ (bcrypt's prefix)",
+          "pbkdf2_sha256$600000$ (Django's prefix)", "$argon2id$v=19$m=65536,t=3,p=4")),
 )

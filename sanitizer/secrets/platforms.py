@@ -93,6 +93,11 @@ PLATFORMS: tuple[Kind, ...] = (
          (named('OKTA_AUTH="SSWS {}"', "00" + fake(URLSAFE, 40, 366)),), ("SSWS ${OKTA_API_TOKEN}",)),
     Kind("browserbase-key", "`bb_live_` then 20+ chars", B + r"bb_live_[A-Za-z0-9_-]{20,}+",
          (bare("bb" + "_live_" + fake(URLSAFE, 27, 367)),), ("bb_live_<your key>",)),
+    Kind("launchdarkly-key", "a LaunchDarkly server-side SDK key or API access token: `sdk-`/`api-` then a UUID",
+         tuple(B + lit + r"[a-f0-9]{8}-[a-f0-9]{4}-[a-f0-9]{4}-[a-f0-9]{4}-[a-f0-9]{12}" + E for lit in ("sdk-", "api-")),
+         (bare("sd" + "k-" + "-".join(fake(HEX, n, 397 + i) for i, n in enumerate((8, 4, 4, 4, 12)))),
+          named("LD_API_TOKEN: {}", "ap" + "i-" + "-".join(fake(HEX, n, 402 + i) for i, n in enumerate((8, 4, 4, 4, 12))))),
+         ("sdk-v2-release-notes", "api-gateway-deployment-7f9c")),
     Kind("cockroach-key", "`CCDB1_` 22 chars `_` 40 chars", B + r"CCDB1_[A-Za-z0-9]{22}_[A-Za-z0-9]{40}" + E,
          (bare("CCDB" + "1_" + fake(AN, 22, 352) + "_" + fake(AN, 40, 353)),), ("CCDB1_<your key>",)),
 )

@@ -75,6 +75,7 @@ FINDER_SHAPES: dict[str, bytes] = {
     "passw": rb"passw(?:or)?d" + _SEP, "pass": b"pass" + _SEP, "pwd": b"pwd" + _SEP, "sig": rb"sig(?:nature)?=",
     "credential": rb"credentials?" + _SEP, "access": rb"access_?key", "authorization": b"authorization" + _SEP,
     "cookie": rb"cookie(?:\\*[\"'])?" + _WS + rb"*:", ".": rb"[a-z0-9_-]{24}\.[a-z0-9_-]{6}\.[a-z0-9_-]{27}",
+    "-": rb"[0-9a-f]{32}-[0-9a-f]{8}-[0-9a-f]{8}", "|": rb"[0-9]{15}\|[a-z0-9_-]{27}",
 }
 
 

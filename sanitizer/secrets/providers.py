@@ -8,8 +8,11 @@ from __future__ import annotations
 
 from sanitizer.secrets.kinds import AN, B64, HEX, UPPER, URLSAFE, B, E, Kind, bare, fake, named
 from sanitizer.secrets.platforms import PLATFORMS
+from sanitizer.secrets.services import SERVICES
 
 _AGE = "QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L"
+# a left boundary that is not inside a base64 run either (a blob of zero bytes holds runs of `A`)
+_NOT_IN_B64 = r"(?:(?<![A-Za-z0-9_+/\]-])|(?<=\\[nrt]))"
 
 PROVIDERS: tuple[Kind, ...] = (
     Kind("anthropic-key", "`sk-ant-` then 20+ letters, digits, `_`, `-`",
@@ -46,11 +49,11 @@ PROVIDERS: tuple[Kind, ...] = (
          (bare("MTI" + fake(AN, 21, 14) + "." + fake(URLSAFE, 6, 15) + "." + fake(URLSAFE, 38, 16)),
           named("https://discord.com/api/webhooks/123456789012345678/{}", fake(URLSAFE, 68, 17))),
          ("org.springframework.boot.autoconfigure.SpringBootApplication",)),
-    Kind("telegram-bot-token", "bot id (8-12 digits) `:AA` then 33 chars",
-         r"(?:(?<=bot)|(?<![A-Za-z0-9_:])|(?<=\\[nrt]))[0-9]{8,12}:AA[A-Za-z0-9_-]{33}" + E,
+    Kind("telegram-bot-token", "bot id (8-12 digits) `:A` then 34 chars",
+         r"(?:(?<=bot)|(?<![A-Za-z0-9_:])|(?<=\\[nrt]))[0-9]{8,12}:A[A-Za-z0-9_-]{34}" + E,
          (bare("123456789" + ":AA" + fake(URLSAFE, 33, 18)), named("api.telegram.org/bot{}/getMe", "987654321:AA"
                                                                   + fake(URLSAFE, 33, 19))),
-         ("at 12:30:45 AA", "1234567890:AAbb"), needs=(":AA",)),
+         ("at 12:30:45 AA", "1234567890:AAbb")),
     Kind("stripe-key", "`sk_live_`/`sk_test_`/`rk_live_`/`rk_test_` (or `_prod_`) + 16+ chars, or `whsec_` webhook "
                        "secrets",
          (B + r"sk_(?:live|test|prod)_[A-Za-z0-9]{16,}+", B + r"rk_(?:live|test|prod)_[A-Za-z0-9]{16,}+",
@@ -61,8 +64,12 @@ PROVIDERS: tuple[Kind, ...] = (
     Kind("sendgrid-key", "`SG.` 22 chars `.` 43 chars",
          B + r"SG\.[A-Za-z0-9_-]{16,32}\.[A-Za-z0-9_-]{30,50}" + E,
          (bare("SG" + "." + fake(URLSAFE, 22, 24) + "." + fake(URLSAFE, 43, 25)),), ("SG.Config.Load",)),
-    Kind("mailgun-key", "`key-` then 32 hex digits",
-         B + r"key-[0-9a-f]{32}" + E, (bare("ke" + "y-" + fake(HEX, 32, 26)),), ("key-value-store-configuration",)),
+    Kind("mailgun-key", "`key-` then 32 hex digits, or (newer keys) 32 hex digits `-` 8 `-` 8",
+         (B + r"key-[0-9a-f]{32}" + E,
+          # no literal leads it: tried only next to a `-` with 32 hex digits before it
+          (B + r"[0-9a-f]{32}-[0-9a-f]{8}-[0-9a-f]{8}" + E, (("-", 32),))),
+         (bare("ke" + "y-" + fake(HEX, 32, 26)), bare(fake(HEX, 32, 406) + "-" + fake(HEX, 8, 407) + "-" + fake(HEX, 8, 408))),
+         ("key-value-store-configuration", "3f2a9c1e-8b7d-4e6f-a5c4-1d2e3f4a5b6c (a UUID)")),
     Kind("mailchimp-key", "32 hex digits `-us` and a data-center number",
          B + r"[0-9a-f]{32}-us[0-9]{1,2}" + E, (bare(fake(HEX, 32, 27) + "-us" + "14"),), ("build-us-east-1",),
          needs=("-us",)),
@@ -173,8 +180,10 @@ PROVIDERS: tuple[Kind, ...] = (
     Kind("planetscale-token", "`pscale_tkn_`/`pscale_pw_`/`pscale_oauth_` then 32+ chars",
          B + r"pscale_(?:tkn|pw|oauth)_[A-Za-z0-9=._-]{32,64}+",
          (bare("pscale" + "_tkn_" + fake(URLSAFE, 43, 81)),), ("pscale_tkn_",)),
-    Kind("dropbox-token", "`sl.` (or `sl.u.`) then 130+ chars",
-         B + r"sl\.(?:u\.)?[A-Za-z0-9_-]{130,}+", (bare("s" + "l." + fake(URLSAFE, 140, 82)),), ("sl.no",)),
+    Kind("dropbox-token", "`sl.` (or `sl.u.`) then 130+ chars, or a long-lived token: 11 chars, ten `A`s, 43 chars",
+         (B + r"sl\.(?:u\.)?[A-Za-z0-9_-]{130,}+", _NOT_IN_B64 + r"[A-Za-z0-9]{11}AAAAAAAAAA[A-Za-z0-9_=-]{43}(?![A-Za-z0-9_+/=\[-])"),
+         (bare("s" + "l." + fake(URLSAFE, 140, 82)), bare(fake(AN, 11, 477) + "AAAAA" + "AAAAA" + fake(URLSAFE, 43, 478))),
+         ("sl.no", "AAAAAAAAAA (padding)")),
     Kind("langsmith-key", "`lsv2_pt_` / `lsv2_sk_` then 32 hex, `_`, 10 hex",
          B + r"lsv2_(?:pt|sk)_[a-f0-9]{32}_[a-f0-9]{10}" + E,
          (bare("lsv2" + "_pt_" + fake(HEX, 32, 130) + "_" + fake(HEX, 10, 131)),), ("lsv2_pt_",)),
@@ -212,13 +221,19 @@ PROVIDERS: tuple[Kind, ...] = (
          (bare("CF" + "PAT-" + fake(URLSAFE, 43, 152)),), ("CFPAT-",)),
     Kind("prefect-key", "`pnu_` then 36 chars", B + r"pnu_[A-Za-z0-9]{36}" + E,
          (bare("pn" + "u_" + fake(AN, 36, 153)),), ("pnu_",)),
-    Kind("facebook-token", "`EAA…` Graph API access tokens of 100+ chars", B + r"EAA[A-Za-z0-9]{100,}+" + E,
-         (bare("EA" + "AB" + fake(AN, 150, 154)),), ("EAAS",)),
+    Kind("facebook-token", "`EAA…` Graph API access tokens of 100+ chars, or an app token: 15-16 digits, a pipe, 27-40 chars",
+         (B + r"EAA[A-Za-z0-9]{100,}+" + E,
+          # the pipe is no lead (one char): tried only next to a `|` with 15 digits before it
+          (r"(?:(?<![A-Za-z0-9_|])|(?<=\\[nrt]))[0-9]{15,16}[|][A-Za-z0-9_-]{27,40}" + E, (("|", 16),)),
+          r"(?:(?<![A-Za-z0-9_|])|(?<=\\[nrt]))[0-9]{15,16}%7C[A-Za-z0-9_-]{27,40}" + E),
+         (bare("EA" + "AB" + fake(AN, 150, 154)), bare("1" + fake("0123456789", 15, 479) + "|" + fake(HEX, 32, 480))),
+         ("EAAS", "| 1234567890123456 | total |")),
     Kind("mapbox-token", "`sk.eyJ…` / `tk.eyJ…` secret and temporary tokens (two dot-separated parts)",
          B + r"[st]k\.eyJ[A-Za-z0-9_-]{20,}+\.[A-Za-z0-9_-]{20,}+",
          (bare("s" + "k.eyJ1Ijoi" + fake(AN, 40, 155) + "." + fake(URLSAFE, 22, 156)),),
          ("pk.eyJ1IjoiYWNtZSJ9.public (a public token)",)),
     *PLATFORMS,
+    *SERVICES,
     Kind("teams-webhook", "the path of a Microsoft Teams incoming webhook (`….webhook.office.com/webhookb2/…`)",
          # one spec per host, each led by its literal (an alternation first is tried at every position)
          (r"webhook\.office\.com/webhookb2/(?<value>[A-Za-z0-9@/_-]{40,}+)",
@@ -232,8 +247,11 @@ PROVIDERS: tuple[Kind, ...] = (
                               "(not the `EXAMPLE` keys of the AWS docs)",
          tuple(r"(?<![A-Z0-9\]])" + p + r"[A-Z0-9]{16}(?![A-Z0-9\[])" for p in ("AKIA", "ASIA", "ABIA", "ACCA", "A3T[A-Z0-9]")),
          (bare("AK" + "IA" + fake(UPPER, 16, 83)),), ("AKIAIOSFODNN7EXAMPLE (the documented example)",)),
-    Kind("jwt", "`eyJ…` header `.` `eyJ…` payload `.` signature (base64url)",
-         B + r"eyJ[A-Za-z0-9_-]{8,}+\.eyJ[A-Za-z0-9_-]{8,}+\.[A-Za-z0-9_-]*+",
-         (bare("ey" + "JhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJ" + fake(URLSAFE, 40, 84) + "." + fake(URLSAFE, 43, 85)),),
-         ("eyJhbGciOiJIUzI1NiJ9 (a header alone)",)),
+    Kind("jwt", "`eyJ…` header `.` `eyJ…` payload `.` signature (base64url), or a whole JWT in base64 (`ZXlK…`)",
+         (B + r"eyJ[A-Za-z0-9_-]{8,}+\.eyJ[A-Za-z0-9_-]{8,}+\.[A-Za-z0-9_-]*+",
+          # base64 of `eyJhbGciOi` / `eyJ0eXAiOi` / `eyJraWQiOi` (a header starting with alg, typ or kid)
+          r"(?:(?<![A-Za-z0-9+/])|(?<=\\[nrt]))ZXlK(?:aGJHY2lPaU|MGVYQWlPaU|cmFXUWlPaU)[A-Za-z0-9+/]{40,}+={0,2}+"),
+         (bare("ey" + "JhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJ" + fake(URLSAFE, 40, 84) + "." + fake(URLSAFE, 43, 85)),
+          named("token: {}", "ZX" + "lKaGJHY2lPaU" + fake(B64, 120, 481) + "=")),
+         ("eyJhbGciOiJIUzI1NiJ9 (a header alone)", "ZXlKaGJHY2lPaUpJVXpJMU5pSjk= (a header alone)")),
 )
