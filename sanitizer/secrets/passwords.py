@@ -49,10 +49,11 @@ PASSWORDS: tuple[Kind, ...] = (
          # GitHub Actions' `::add-mask::…`: what follows is a secret by definition
          r"::add-mask::(?<value>" + VALUE + r"[^\s\"'\\]{4,}+)",
          # `vault login [token=]…` (not `-method=userpass username=…`), `snyk auth …`, `snyk config set api=…`
-         r"(?:(?<![\w-])|(?<=\\[nrt]))vault[ \t]++login(?:[ \t]++-[\w-]++(?:=[^\s]*+)?+)*?[ \t]++(?:token=)?+[\"']?+"
+         # (written with one space, so the whole command is the pattern's lead, not a common word)
+         r"(?:(?<![\w-])|(?<=\\[nrt]))vault login(?:[ \t]++-[\w-]++(?:=[^\s]*+)?+)*?[ \t]++(?:token=)?+[\"']?+"
          r"(?<value>" + VALUE + r"(?!-)[^\s\"'\\=]{8,}+)(?![^\s\"'\\])",
-         r"(?:(?<![\w-])|(?<=\\[nrt]))snyk[ \t]++auth[ \t]++[\"']?+(?<value>" + VALUE + r"(?!-)[^\s\"'\\]{8,}+)",
-         r"(?:(?<![\w-])|(?<=\\[nrt]))snyk[ \t]++config[ \t]++set[ \t]++api=[\"']?+(?<value>" + VALUE + r"[^\s\"'\\]{8,}+)",
+         r"(?:(?<![\w-])|(?<=\\[nrt]))snyk auth[ \t]++[\"']?+(?<value>" + VALUE + r"(?!-)[^\s\"'\\]{8,}+)",
+         r"(?:(?<![\w-])|(?<=\\[nrt]))snyk config set api=[\"']?+(?<value>" + VALUE + r"[^\s\"'\\]{8,}+)",
          # SonarScanner's `-Dsonar.token=…` (`-Dsonar.login=…` before 10.0, `-Dsonar.password=…`)
          r"-Dsonar\.(?:token|login|password)=[\"']?+(?<value>" + VALUE + r"[^\s\"'\\]{4,}+)"),
          (named("psql-migrate --password {} --host db", fake(AN, 14, 108)),
@@ -94,7 +95,7 @@ PASSWORDS: tuple[Kind, ...] = (
          (r"ClearTextPassword\\*+[\"'][ \t]++value=\\*+[\"'](?<value>" + VALUE + r"[^\"'\\]{3,}+)(?=\\*+[\"'])",
           r"(?:(?<![\w-])|(?<=\\[nrt]))BUNDLE_[A-Z0-9_]*?__[A-Z0-9_]++[ \t]*+[=:][ \t]*+[\"']?+(?<value>" + VALUE
           + r"[^\s\"'\\:]++:" + NOT_REDACTED + r"[^\s\"'\\]{3,}+)",
-          r"(?:(?<![\w-])|(?<=\\[nrt]))bundle[ \t]++config(?:[ \t]++set)?+(?:[ \t]++--(?:global|local))?+[ \t]++"
+          r"(?:(?<![\w-])|(?<=\\[nrt]))bundle config(?:[ \t]++set)?+(?:[ \t]++--(?:global|local))?+[ \t]++"
           r"[A-Za-z0-9-]++(?:\.[A-Za-z0-9-]++)++[ \t]++[\"']?+(?<value>" + VALUE + r"[^\s\"'\\:]++:" + NOT_REDACTED + r"[^\s\"'\\]{3,}+)"),
          (named('<add key="ClearTextPassword" value="{}" />', fake(AN, 18, 489)),
           named("BUNDLE_GEMS__CONTRIBSYS__COM={}", fake("0123456789abcdef", 8, 490) + ":" + fake("0123456789abcdef", 8, 491)),
@@ -102,17 +103,18 @@ PASSWORDS: tuple[Kind, ...] = (
          ('<add key="ClearTextPassword" value="%NUGET_PASSWORD%" />', "BUNDLE_GEMFILE=Gemfile.ci",
           "bundle config set --local path vendor/bundle"), generic=True),
     Kind("pgpass-password", "the password of a `.pgpass` line: `host:port:database:user:password`",
-         # found from its port (`.pgpass` escapes a `:` in a field, so none runs across one); the host is
-         # looked back at from there, which is far cheaper than trying every word as a host
-         r":(?<=(?:^|[\s\"'`=]|\\[nrt])(?:[A-Za-z0-9_.-]{1,253}|\*|\[[0-9A-Fa-f:]{2,39}\]):)(?:[0-9]{4,5}+|\*):"
+         # found from its port, a usual one or `*` (the pattern's leads); `.pgpass` escapes a `:` in a
+         # field, so none runs across one; the host is looked back at from the port, which is far
+         # cheaper than trying every word as a host
+         r":(?<=(?:^|[\s\"'`=]|\\[nrt])(?:[A-Za-z0-9_.-]{1,253}|\*|\[[0-9A-Fa-f:]{2,39}\]):)(?:5432|6432|5433|\*):"
          + _PGFIELD + ":" + _PGFIELD + r":(?<value>" + VALUE + r"[^\s:\\\"'`]{3,}+)(?![^\s\\\"'`])",
          (named("$ cat ~/.pgpass\ndb.example.net:5432:app:app_user:{}\n", fake(AN, 18, 493)),
           named("*:*:*:replicator:{}", fake(URLSAFE, 20, 494))),
-         ("db.example.net:5432:app:app_user:${PGPASSWORD}", "listen on 0.0.0.0:5432 with user app"),
-         needs=(":5432:", ":*:", ":6432:", ":5433:"), generic=True),
+         ("db.example.net:5432:app:app_user:${PGPASSWORD}", "listen on 0.0.0.0:5432 with user app",
+          "2026-01-17T04:34:16.694Z :5432: fd01:8004:cd0e:1:8706:46b7:bc4b:567d/64"), generic=True),
     Kind("password-hash", "a crypt(3) password hash: bcrypt `$2b$12$…`, `$6$`/`$5$` SHA-crypt, `$1$`/`$apr1$` "
                           "MD5-crypt, `$y$` yescrypt, `$argon2id$…`, Django's `pbkdf2_sha256$…`",
-         (_L + r"\$2[abxy]?+\$[0-9]{2}\$[./A-Za-z0-9]{53}(?![\w./])",
+         (_L + r"\$2[abxy]\$[0-9]{2}\$[./A-Za-z0-9]{53}(?![\w./])",
           _L + r"\$6\$(?:rounds=[0-9]{1,9}+\$)?+[./A-Za-z0-9]{1,16}+\$[./A-Za-z0-9]{86}(?![\w./])",
           _L + r"\$5\$(?:rounds=[0-9]{1,9}+\$)?+[./A-Za-z0-9]{1,16}+\$[./A-Za-z0-9]{43}(?![\w./])",
           _L + r"\$1\$[./A-Za-z0-9]{1,8}+\$[./A-Za-z0-9]{22}(?![\w./])",

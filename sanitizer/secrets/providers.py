@@ -49,11 +49,11 @@ PROVIDERS: tuple[Kind, ...] = (
          (bare("MTI" + fake(AN, 21, 14) + "." + fake(URLSAFE, 6, 15) + "." + fake(URLSAFE, 38, 16)),
           named("https://discord.com/api/webhooks/123456789012345678/{}", fake(URLSAFE, 68, 17))),
          ("org.springframework.boot.autoconfigure.SpringBootApplication",)),
-    Kind("telegram-bot-token", "bot id (8-12 digits) `:A` then 34 chars",
-         r"(?:(?<=bot)|(?<![A-Za-z0-9_:])|(?<=\\[nrt]))[0-9]{8,12}:A[A-Za-z0-9_-]{34}" + E,
+    Kind("telegram-bot-token", "bot id (8-12 digits) `:AA` then 33 chars",
+         r"(?:(?<=bot)|(?<![A-Za-z0-9_:])|(?<=\\[nrt]))[0-9]{8,12}:AA[A-Za-z0-9_-]{33}" + E,
          (bare("123456789" + ":AA" + fake(URLSAFE, 33, 18)), named("api.telegram.org/bot{}/getMe", "987654321:AA"
                                                                   + fake(URLSAFE, 33, 19))),
-         ("at 12:30:45 AA", "1234567890:AAbb")),
+         ("at 12:30:45 AA", "1234567890:AAbb"), needs=(":AA",)),
     Kind("stripe-key", "`sk_live_`/`sk_test_`/`rk_live_`/`rk_test_` (or `_prod_`) + 16+ chars, or `whsec_` webhook "
                        "secrets",
          (B + r"sk_(?:live|test|prod)_[A-Za-z0-9]{16,}+", B + r"rk_(?:live|test|prod)_[A-Za-z0-9]{16,}+",
