@@ -29,6 +29,11 @@ def fake(alphabet: str, n: int, seed: int) -> str:
     return "".join(out)
 
 
+def fake_uuid(seed: int) -> str:
+    """A made-up lower-case UUID (8-4-4-4-12 hex digits), from seeds `seed` to `seed + 4`."""
+    return "-".join(fake(HEX, n, seed + i) for i, n in enumerate((8, 4, 4, 4, 12)))
+
+
 @dataclass(frozen=True, slots=True)
 class Example:
     """`text` holds the credential `secret`: redacting `text` must remove every char of `secret`."""

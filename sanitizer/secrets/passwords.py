@@ -7,7 +7,7 @@ Kept apart from `named` only for size; `NAMED` takes these in place, in this ord
 
 from __future__ import annotations
 
-from sanitizer.secrets.kinds import AN, NOT_REDACTED, URLSAFE, VALUE, Kind, bare, fake, named
+from sanitizer.secrets.kinds import AN, NOT_REDACTED, URLSAFE, VALUE, Kind, bare, fake, fake_uuid, named
 
 _CRYPT = "./" + AN  # the crypt(3) base64 alphabet
 _B64 = AN + "+/"
@@ -68,7 +68,7 @@ PASSWORDS: tuple[Kind, ...] = (
           named("htpasswd -nbB -C 12 ops {} >> .htpasswd", fake(AN, 14, 384)),
           named('echo "::add-mask::{}"', fake(URLSAFE, 24, 385)),
           named("vault login {}", "s." + fake(AN, 24, 482)),
-          named("snyk config set api={}", "-".join(fake("0123456789abcdef", n, 483 + i) for i, n in enumerate((8, 4, 4, 4, 12)))),
+          named("snyk config set api={}", fake_uuid(483)),
           named("mvn sonar:sonar -Dsonar.host.url=https://sonar.example.net -Dsonar.login={}", fake("0123456789abcdef", 40, 488))),
          ("docker login --password-stdin", "docker login -u ci -p \"$REGISTRY_PASSWORD\" ghcr.io",
           "docker run -p 8080:80 nginx", "mysql -u root -p app", "use --password to pass it", "mysql -pXXXX",

@@ -7,7 +7,21 @@ Shapes follow the providers' documented formats and the public scanners' rules.
 
 from __future__ import annotations
 
-from sanitizer.secrets.kinds import AN, B32, B64, HEX, UPPER, URLSAFE, B, E, Kind, bare, fake, named
+from sanitizer.secrets.kinds import (
+    AN,
+    B32,
+    B64,
+    HEX,
+    UPPER,
+    URLSAFE,
+    B,
+    E,
+    Kind,
+    bare,
+    fake,
+    fake_uuid,
+    named,
+)
 
 _B58 = "123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz"
 
@@ -86,7 +100,7 @@ PLATFORMS: tuple[Kind, ...] = (
          (bare("ic" + "o-" + fake(AN, 32, 351)),), ("ico-moon-font-awesome", "ico-arrowleftcircleoutlinedsmallxyzw")),
     Kind("hubspot-token", "a HubSpot private app token: `pat-` and a region (`na1`, `eu1`…) then a UUID",
          B + r"pat-(?:na|eu|ap)[0-9]{1,2}+-[a-f0-9]{8}-[a-f0-9]{4}-[a-f0-9]{4}-[a-f0-9]{4}-[a-f0-9]{12}" + E,
-         (bare("pat" + "-na1-" + "-".join(fake(HEX, n, 361 + i) for i, n in enumerate((8, 4, 4, 4, 12)))),),
+         (bare("pat" + "-na1-" + fake_uuid(361)),),
          ("pat-na1-<your token>", "pat-na1-migration-script")),
     Kind("okta-token", "an Okta API token after its `SSWS` scheme: `00` then 40 chars",
          B + r"SSWS[ \t]++(?<value>00[A-Za-z0-9_-]{40})" + E,
@@ -95,8 +109,8 @@ PLATFORMS: tuple[Kind, ...] = (
          (bare("bb" + "_live_" + fake(URLSAFE, 27, 367)),), ("bb_live_<your key>",)),
     Kind("launchdarkly-key", "a LaunchDarkly server-side SDK key: `sdk-` then a UUID",
          B + r"sdk-[a-f0-9]{8}-[a-f0-9]{4}-[a-f0-9]{4}-[a-f0-9]{4}-[a-f0-9]{12}" + E,
-         (bare("sd" + "k-" + "-".join(fake(HEX, n, 397 + i) for i, n in enumerate((8, 4, 4, 4, 12)))),
-          named('ldclient.set_config(Config("{}"))', "sd" + "k-" + "-".join(fake(HEX, n, 402 + i) for i, n in enumerate((8, 4, 4, 4, 12))))),
+         (bare("sd" + "k-" + fake_uuid(397)),
+          named('ldclient.set_config(Config("{}"))', "sd" + "k-" + fake_uuid(402))),
          ("sdk-v2-release-notes", "api-gateway-deployment-7f9c")),
     Kind("cockroach-key", "`CCDB1_` 22 chars `_` 40 chars", B + r"CCDB1_[A-Za-z0-9]{22}_[A-Za-z0-9]{40}" + E,
          (bare("CCDB" + "1_" + fake(AN, 22, 352) + "_" + fake(AN, 40, 353)),), ("CCDB1_<your key>",)),

@@ -7,13 +7,9 @@ Shapes follow the providers' documented formats and the public scanners' rules (
 
 from __future__ import annotations
 
-from sanitizer.secrets.kinds import AN, HEX, UPPER, URLSAFE, B, E, Kind, bare, fake, named
+from sanitizer.secrets.kinds import AN, HEX, UPPER, URLSAFE, B, E, Kind, bare, fake, fake_uuid, named
 
 _LOWER = "abcdefghijklmnopqrstuvwxyz0123456789"
-
-
-def _uuid(seed: int) -> str:
-    return "-".join(fake(HEX, n, seed + i) for i, n in enumerate((8, 4, 4, 4, 12)))
 
 
 SERVICES: tuple[Kind, ...] = (
@@ -22,7 +18,7 @@ SERVICES: tuple[Kind, ...] = (
     Kind("plaid-token", "a Plaid access token: `access-production-`/`-development-`/`-sandbox-` then a UUID",
          tuple(B + "access-" + env + r"-[a-f0-9]{8}-[a-f0-9]{4}-[a-f0-9]{4}-[a-f0-9]{4}-[a-f0-9]{12}" + E
                for env in ("production", "development", "sandbox")),
-         (bare("access-" + "production-" + _uuid(441)),), ("access-production-token-rotation",)),
+         (bare("access-" + "production-" + fake_uuid(441)),), ("access-production-token-rotation",)),
     Kind("clojars-token", "`CLOJARS_` then 60 letters and digits", B + r"CLOJARS_[a-z0-9]{60}" + E,
          (bare("CLOJ" + "ARS_" + fake(_LOWER, 60, 446)),), ("CLOJARS_USERNAME",)),
     Kind("octopus-key", "an Octopus Deploy API key: `API-` then 26 upper-case letters and digits",
