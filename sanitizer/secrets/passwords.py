@@ -103,10 +103,11 @@ PASSWORDS: tuple[Kind, ...] = (
          ('<add key="ClearTextPassword" value="%NUGET_PASSWORD%" />', "BUNDLE_GEMFILE=Gemfile.ci",
           "bundle config set --local path vendor/bundle"), generic=True),
     Kind("pgpass-password", "the password of a `.pgpass` line: `host:port:database:user:password`",
-         # found from its port, a usual one or `*` (the pattern's leads); `.pgpass` escapes a `:` in a
-         # field, so none runs across one; the host is looked back at from the port, which is far
-         # cheaper than trying every word as a host
-         r":(?<=(?:^|[\s\"'`=]|\\[nrt])(?:[A-Za-z0-9_.-]{1,253}|\*|\[[0-9A-Fa-f:]{2,39}\]):)(?:5432|6432|5433|\*):"
+         # found from its port between colons, a usual one or `*` (the pattern's leads); `.pgpass`
+         # escapes a `:` in a field, so none runs across one; the host is looked back at from the
+         # port, which is far cheaper than trying every word as a host
+         r":(?:5432|6432|5433|\*):(?<=(?:^|[\s\"'`=]|\\[nrt])(?:[A-Za-z0-9_.-]{1,253}|\*|\[[0-9A-Fa-f:]{2,39}\])"
+         r":(?:5432|6432|5433|\*):)"
          + _PGFIELD + ":" + _PGFIELD + r":(?<value>" + VALUE + r"[^\s:\\\"'`]{3,}+)(?![^\s\\\"'`])",
          (named("$ cat ~/.pgpass\ndb.example.net:5432:app:app_user:{}\n", fake(AN, 18, 493)),
           named("*:*:*:replicator:{}", fake(URLSAFE, 20, 494))),
