@@ -54,8 +54,9 @@ _PLACEHOLDER = lazy_pattern(r"xxxx|XXXX|\*\*\*|\.\.\.|…|<[^>]*+>|\$\{|\{\{"
                              r"|(?i:example|placeholder|change_?me|your[_-]|_here(?![a-z])|dummy|redacted"
                              r"|replace[_-]?me|insert[_-]?(?:your|key|token))")
 # A free-form value that is one of these words (after a `user:`) or reads an environment variable.
-_PLACEHOLDER_WORD = lazy_pattern(r"(?i)(?:[^:]*+:)?+(?:password|passwd|pass|secret|token)"
-                                  r"|(?:process\.env|os\.environ|env)\.[A-Za-z_].*+")
+# Only ever `fullmatch`ed; `\A` keeps a search linear too (each start would run to the next `:`).
+_PLACEHOLDER_WORD = lazy_pattern(r"(?i)\A(?:(?:[^:]*+:)?+(?:password|passwd|pass|secret|token)"
+                                  r"|(?:process\.env|os\.environ|env)\.[A-Za-z_].*+)")
 _PATH = lazy_pattern(r"(?:~|\.{1,2})?/?+(?:[\w.-]++/)++[\w.-]*?\.[A-Za-z][A-Za-z0-9]{0,7}(?::[0-9]++)*+"
                       r"|(?:~|\.{1,2})/[\w./-]++")
 _NO_PLACEHOLDER_CHECK = frozenset({"private-key"})
