@@ -29,6 +29,9 @@ def fake(alphabet: str, n: int, seed: int) -> str:
     return "".join(out)
 
 
+UUID = r"[a-f0-9]{8}-[a-f0-9]{4}-[a-f0-9]{4}-[a-f0-9]{4}-[a-f0-9]{12}"  # a lower-case UUID, in a spec
+
+
 def fake_uuid(seed: int) -> str:
     """A made-up lower-case UUID (8-4-4-4-12 hex digits), from seeds `seed` to `seed + 4`."""
     return "-".join(fake(HEX, n, seed + i) for i, n in enumerate((8, 4, 4, 4, 12)))

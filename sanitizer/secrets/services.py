@@ -7,7 +7,7 @@ Shapes follow the providers' documented formats and the public scanners' rules (
 
 from __future__ import annotations
 
-from sanitizer.secrets.kinds import AN, HEX, UPPER, URLSAFE, B, E, Kind, bare, fake, fake_uuid, named
+from sanitizer.secrets.kinds import AN, HEX, UPPER, URLSAFE, UUID, B, E, Kind, bare, fake, fake_uuid, named
 
 _LOWER = "abcdefghijklmnopqrstuvwxyz0123456789"
 
@@ -16,7 +16,7 @@ SERVICES: tuple[Kind, ...] = (
     Kind("sonarqube-token", "a SonarQube token: `squ_` (user), `sqp_` (project), `sqa_` (global) then 40 hex digits",
          B + r"sq[upa]_[a-f0-9]{40}" + E, (bare("sq" + "u_" + fake(HEX, 40, 440)),), ("squ_<your token>",)),
     Kind("plaid-token", "a Plaid access token: `access-production-`/`-development-`/`-sandbox-` then a UUID",
-         tuple(B + "access-" + env + r"-[a-f0-9]{8}-[a-f0-9]{4}-[a-f0-9]{4}-[a-f0-9]{4}-[a-f0-9]{12}" + E
+         tuple(B + "access-" + env + "-" + UUID + E
                for env in ("production", "development", "sandbox")),
          (bare("access-" + "production-" + fake_uuid(441)),), ("access-production-token-rotation",)),
     Kind("clojars-token", "`CLOJARS_` then 60 letters and digits", B + r"CLOJARS_[a-z0-9]{60}" + E,
