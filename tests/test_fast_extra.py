@@ -90,6 +90,19 @@ def test_short_texts_and_the_switch_skip_the_pass(monkeypatch: pytest.MonkeyPatc
     assert prefilter.gate("x" * prefilter.MIN_CHARS, secrets.PATTERNS) is None
 
 
+def test_a_scan_visits_every_pattern_the_gate_does_not_rule_out() -> None:
+    """`Gate.candidates` lists, in order, exactly the patterns `absent` does not rule out (a scan
+    visits only those), on texts holding no anchor literal, two credentials, and all of them."""
+    pad = "\n" + "~" * prefilter.MIN_CHARS
+    for text in (pad, TRUE[0] + " and " + TRUE[-1] + pad, "\n".join(TRUE)):
+        gate = prefilter.gate(text, secrets.PATTERNS)
+        assert gate is not None
+        assert gate.candidates() == [i for i in range(len(secrets.PATTERNS)) if not gate.absent(i)]
+    # With no anchor literal only the patterns the gate cannot judge are left: a few of 239.
+    assert prefilter.gate(pad, secrets.PATTERNS).candidates() == sorted(prefilter._UNGATED)
+    assert len(prefilter._UNGATED) < len(secrets.PATTERNS) // 10
+
+
 @settings(max_examples=300, deadline=None)
 @given(st.lists(st.sampled_from(FRAGMENTS), min_size=1, max_size=60), st.booleans())
 def test_redaction_is_the_same_with_and_without(pieces: list[str], ascii_only: bool) -> None:
