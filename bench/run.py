@@ -229,7 +229,10 @@ def library_section(gen, tmp: Path) -> str:  # noqa: ANN001
                 [["`Sanitizer(count_tokens=False).sanitize(messages).output` / `json.loads(json.dumps(messages))`",
                   cell("plain", "json"), f"{x['plain']:.3f} / {x['json']:.3f}"],
                  ["`Sanitizer().sanitize(messages).output` (exact tokens) / tiktoken over `json.dumps(messages)`",
-                  cell("tokens", "tiktoken"), f"{x['tokens']:.3f} / {x['tiktoken']:.3f}"]]))
+                  cell("tokens", "tiktoken"), f"{x['tokens']:.3f} / {x['tiktoken']:.3f}"],
+                 *([f"the same `count_tokens=False` call on the first {n} messages, again and again / json",
+                    cell(f"plain_{n}", f"json_{n}"), f"{x[f'plain_{n}'] * 1e3:.2f} / {x[f'json_{n}'] * 1e3:.3f} ms"]
+                   for n in (5, 20, 80) if f"plain_{n}" in x)]))
 
 
 def jobs_section(gen, tmp: Path, quick: bool) -> str:  # noqa: ANN001
