@@ -12,6 +12,7 @@ from sanitizer.secrets.kinds import (
     B64,
     HEX,
     NOT_REDACTED,
+    SECRET_NAME_IS,
     URLSAFE,
     VALUE,
     Example,
@@ -72,9 +73,6 @@ KEY_BLOCKS: tuple[Kind, ...] = (
 _SECRET40 = fake(B64, 40, 96)
 # between an access key id and its secret: separators of a CSV, a table or a JSON string
 _AWS_SEP = r"(?:[ \t,;:|=]|\\++[tn]|\\*+[\"']){1,12}+"
-# a name ending in a secret word, then `=` or `:` (the two `credential` specs start alike)
-_SECRET_NAME_IS = (r"(?i)(?:password|passwd|pwd|secret|token|api[_-]?key|access[_-]?key|auth[_-]?key|private[_-]?key"
-                   r"|secret[_-]?key|client[_-]?secret|[_-]key|[_-]pass|credentials?)(?:\\*+[\"'])?+\s*+(?::=|=>|[=:])\s*+")
 # The value of a first `name=value` pair: 8+ chars, with a digit (not found past a `[`: a later marker) or 20+.
 _COOKIE_VALUE = r"(?<value>" + VALUE + r"(?=[^;\s\"'\\\[0-9]{0,200}+[0-9]|[^;\s\"'\\]{20})[^;\s\"'\\]{8,}+)"
 # `name=value` pairs split by `;`, 12+ chars in all, with a digit among them (session ids, not `theme=dark`).
@@ -230,12 +228,12 @@ NAMED: tuple[Kind, ...] = (
                        "PHP's `=>` and `define()`, a `name`/`value` pair; covers keys with no prefix such as Mistral "
                        "or Cohere); an unquoted `.env` value runs to the end of its line",
          # (after Go's `:=` or PHP's `=>` only a quoted value: unquoted, that is code, `token => token1.id`)
-         (_SECRET_NAME_IS + r"(?<!(?::=|=>)\s{0,16})(?:\\*+[\"'])?+"
+         (SECRET_NAME_IS + r"(?<!(?::=|=>)\s{0,16})(?:\\*+[\"'])?+"
           r"(?<value>" + VALUE + r"(?=[^\s\"'\\,;&<>(){}\[\]0-9]{0,200}+[0-9])"
           r"(?=[^\s\"'\\,;&<>(){}\[\]a-z]{0,200}+[a-z])[^\s\"'\\,;&<>(){}\[\]]{6,}+)(?!\()",
           # a quoted value may hold any char but a quote (a Django `SECRET_KEY = '…(…'`): the closing quote
           # tells it from code
-          _SECRET_NAME_IS + r"\\*+[\"']"
+          SECRET_NAME_IS + r"\\*+[\"']"
           r"(?<value>" + VALUE + r"(?=[^\s\"'\\0-9]{0,200}+[0-9])(?=[^\s\"'\\a-z]{0,200}+[a-z])[^\s\"'\\]{8,}+)"
           r"(?=\\*+[\"'])",
           # an unquoted `.env` / `export` line (`SECRET_KEY=9G*r…+(94…`) runs to the end of its line, `(` and

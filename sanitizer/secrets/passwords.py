@@ -7,13 +7,31 @@ Kept apart from `named` only for size; `NAMED` takes these in place, in this ord
 
 from __future__ import annotations
 
-from sanitizer.secrets.kinds import AN, NOT_REDACTED, URLSAFE, VALUE, Kind, bare, fake, fake_uuid, named
+from sanitizer.secrets.kinds import (
+    AN,
+    NOT_REDACTED,
+    SECRET_NAME_IS,
+    URLSAFE,
+    VALUE,
+    Kind,
+    bare,
+    fake,
+    fake_uuid,
+    named,
+)
 
 _CRYPT = "./" + AN  # the crypt(3) base64 alphabet
 _B64 = AN + "+/"
 _L = r"(?:(?<![\w$./])|(?<=\\[nrt]))"  # a hash's left boundary (a `\n` escape counts as a line break)
 _PGFIELD = r"[^:\s\\\"'`,{}\[\]]++"  # a `.pgpass` database or user name
 _FLAGS = r"(?:[ \t]++-[A-Za-z]++(?:[ \t]++[0-9]++)?+)"  # htpasswd's flags
+# A value after a secret's name that `credential` leaves (it holds no digit), unquoted after Go's
+# `:=` or PHP's `=>` only where quoted (that is code), ending where a value does (not before a `(`,
+# `[`, `.` or `/`: a call, a name going on, or the first part of a longer value).
+_NO_DIGIT_AFTER = r"(?<!(?::=|=>)\s{0,16})(?:\\*+[\"'])?+(?<value>" + VALUE + r"(?-i:"
+_NO_DIGIT_END = r")(?=[\s\"'\\,;&<>)}\]]|\Z))"
+_SYMBOLS = "!#$%?@^~"  # a password's symbols (not `.` `/` `+` `=` `-`: paths, code, base64; nor `*`: bold, masks)
+_ENDS = r"\s\"'\\,;&<>(){}\[\]"  # what ends a value of `credential`
 
 PASSWORDS: tuple[Kind, ...] = (
     Kind("cli-password", "`--password x`, `--token=x`, `--api-key x`, `mysql -pXXXX`, `sshpass -p x`, "
@@ -102,6 +120,24 @@ PASSWORDS: tuple[Kind, ...] = (
           named("bundle config set --global rubygems.pkg.github.com {}", "ci:" + fake(AN, 20, 492))),
          ('<add key="ClearTextPassword" value="%NUGET_PASSWORD%" />', "BUNDLE_GEMFILE=Gemfile.ci",
           "bundle config set --local path vendor/bundle"), generic=True),
+    Kind("letter-credential", "a value with no digit after a name ending in a secret word (as `credential`): 12+ "
+                              "letters whose case changes as a random string's does (`KxskJecaDWFfVTvV`, not "
+                              "`hashedPasswordFromDb`), or 8+ chars with a letter and a symbol `!#$%?@^~` after a "
+                              "password's or secret's name (`P@ssword!`)",
+         # 3+ lower-to-upper changes, two capitals side by side, no run of 6 small letters: 54% of
+         # random 12-letter strings, 86% of 20-letter ones, one camelCase name of 2,877 in the corpus
+         (SECRET_NAME_IS + _NO_DIGIT_AFTER + r"(?=(?:[A-Z]*+[a-z]++[A-Z]){3})(?=[A-Za-z]{0,200}?[A-Z]{2})"
+          r"(?![A-Za-z]{0,200}?[a-z]{6})[A-Za-z]{12,}+" + _NO_DIGIT_END,
+          r"(?i)(?:password|passwd|pwd|passphrase|[_-]pass|secret)(?:\\*+[\"'])?+\s*+(?::=|=>|[=:])\s*+" + _NO_DIGIT_AFTER
+          + r"(?![~/.])(?=[^0-9" + _ENDS + r"]{0,200}+(?![0-9]))(?=[^A-Za-z" + _ENDS + r"]{0,200}+[A-Za-z])"
+          r"(?=[^" + _SYMBOLS + _ENDS + r"]{0,200}+[" + _SYMBOLS + r"])[^" + _ENDS + r"]{8,}+" + _NO_DIGIT_END),
+         (named("DB_PASSWORD={}", "Kxsk" + "JecaDWFfVTvV"), named('{"client_secret": "{}"}', "mZpQwErTYuXkLbNv"),
+          named("password: {}", "P@ss" + "word!"), named("export ADMIN_PASSWORD='{}'", "Kxsk!Jeca#DWF")),
+         ("password: hashedPasswordFromDb", "api_key: PydanticSecretStr", "PRIMARY_KEY=userIdAndTenantId",
+          "token: AuthorizationHeaderValue", "pwd: ~/projects/app", "password: **required**", "password: !vault |", '"secret": "!!!!!!!!", "name": "x"',
+          "SECRET=KxskJecaDWFfVTvV.decode", "password = getPasswordFromVault(name)"),
+         generic=True, anchors=(("passw", 0), ("pwd", 0), ("secret", 7), ("token", 0), ("key", 8), ("pass", 1),
+                                ("credential", 0))),
     Kind("pgpass-password", "the password of a `.pgpass` line: `host:port:database:user:password`",
          # found from its port between colons, a usual one or `*` (the pattern's leads); `.pgpass`
          # escapes a `:` in a field, so none runs across one; the host is looked back at from the

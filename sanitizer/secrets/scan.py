@@ -8,8 +8,9 @@ sits behind a name (`Authorization: Bearer …`, `?token=…`, `aws_secret_acces
 `https://user:pass@host`), the name stays and only the value goes.
 
 The kinds (`KINDS`: name, shape, examples) live in `secret_providers` and `secret_named`.  False
-positives are held down by shape (provider prefixes plus lengths, a digit required in free-form
-values, word boundaries, values never spanning quotes, backslashes or whitespace) and by
+positives are held down by shape (provider prefixes plus lengths, a digit required in most free-form
+values, a random string's mix of cases or a password's symbols in the others, word boundaries,
+values never spanning quotes, backslashes or whitespace) and by
 `_not_a_secret`: placeholders (`<your-token>`, `${VAR}`, `xxxx`, `****`, `EXAMPLE`, `changeme`…)
 and, for free-form values, file paths.  Plain hex hashes, git SHAs and UUIDs match no pattern.
 
