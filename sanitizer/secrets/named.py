@@ -133,13 +133,14 @@ NAMED: tuple[Kind, ...] = (
          r"(?:(?<![\w-])|(?<=\\[nrt]))client-key-data:[ \t]*+(?<value>" + NOT_REDACTED + r"[A-Za-z0-9+/]{16,}+={0,2})",
          (named("    client-key-data: {}", fake(B64, 120, 101)),), ("client-key-data: null",)),
     Kind("url-credentials", "the `user:password` of `scheme://user:password@host` (postgres, mysql, mongodb+srv, "
-                            "redis, amqp, https…), or a token alone before the `@` (`https://TOKEN@github.com`: "
-                            "20+ chars with a digit)",
-         r"(?:(?<![A-Za-z0-9+.\]-])|(?<=\\[nrt]))[A-Za-z][A-Za-z0-9+.-]{1,15}+://"
+                            "redis, amqp, https, SQLAlchemy's `postgresql+psycopg2`…), or a token alone before "
+                            "the `@` (`https://TOKEN@github.com`: 20+ chars with a digit)",
+         r"(?:(?<![A-Za-z0-9+._\]-])|(?<=\\[nrt]))[A-Za-z][A-Za-z0-9+._-]{1,31}+://"
          r"(?<value>" + NOT_REDACTED + r"(?:[^\s/@:\"'\\<>\[\]]*+:[^\s/@\"'\\<>]++"
          r"|(?=[A-Za-z_-]{0,200}+[0-9])[A-Za-z0-9_-]{20,}+))@",
          (named("postgres://{}@db.internal:5432/main", "app:" + fake(AN, 16, 102)),
           named("mongodb+srv://{}@cluster0.mongodb.net/", "admin:" + fake(AN, 20, 103)),
+          named("create_engine('oracle+cx_oracle://{}@db:1521/ORCL')", "scott:" + fake(AN, 16, 513)),
           named("redis://{}@cache:6379/0", ":" + fake(AN, 24, 104)),
           named("git clone https://{}@github.com/acme/app.git", fake(HEX, 40, 368))),
          ("postgres://user:${DB_PASSWORD}@localhost/db", "postgres://user:password@localhost/db",

@@ -1,5 +1,6 @@
 """More credentials recognised by their own shape: payments and shipping, code quality and
-deployment services, regional clouds and smaller SaaS APIs, a provider prefix and a body.
+deployment services, regional clouds and smaller SaaS APIs, a provider prefix and a body; and the
+keys a tool prints or writes with its own label (Vault's unseal keys, an OpenVPN static key).
 
 Kept apart from `providers` only for size; `PROVIDERS` takes these in place, in this order.
 Shapes follow the providers' documented formats and the public scanners' rules (gitleaks).
@@ -7,7 +8,21 @@ Shapes follow the providers' documented formats and the public scanners' rules (
 
 from __future__ import annotations
 
-from sanitizer.secrets.kinds import AN, HEX, UPPER, URLSAFE, UUID, B, E, Kind, bare, fake, fake_uuid, named
+from sanitizer.secrets.kinds import (
+    AN,
+    B64,
+    HEX,
+    UPPER,
+    URLSAFE,
+    UUID,
+    B,
+    E,
+    Kind,
+    bare,
+    fake,
+    fake_uuid,
+    named,
+)
 
 _LOWER = "abcdefghijklmnopqrstuvwxyz0123456789"
 
@@ -74,4 +89,14 @@ SERVICES: tuple[Kind, ...] = (
                for head in ("sc", "ext", "scauth", "authress")),
          (bare("sc" + "_" + fake(_LOWER, 20, 473) + "." + fake(_LOWER, 5, 474) + ".acc_" + fake(_LOWER, 24, 475) + "."
                + fake(URLSAFE, 60, 476)),), ("sc_config.main.acc_x",)),
+    Kind("vault-unseal-key", "a Vault unseal or recovery key as `vault operator init` prints it: `Unseal Key 1: …`",
+         r"(?:Unseal|Recovery) Key [0-9]{1,2}+:[ \t]++(?<value>[A-Za-z0-9+/]{40,}+={0,2}+|[a-f0-9]{64,}+)" + E,
+         (named("Unseal Key 1: {}", fake(B64, 44, 495)), named("Recovery Key 3: {}", fake(B64, 44, 496))),
+         ("Unseal Key 1: <redacted>", "Unseal Progress 1/3")),
+    Kind("openvpn-static-key", "an OpenVPN static key block (`ta.key`, `<tls-auth>`): its 16 lines of hex",
+         # (its lines go even where its END line was cut off)
+         r"-----BEGIN OpenVPN Static key V1-----(?<value>(?:(?:\s|\\++[nrt])++[0-9a-f]{32}(?![0-9a-f])){1,16}+)",
+         (named("-----BEGIN OpenVPN Static key V1-----{}\n-----END OpenVPN Static key V1-----",
+                "".join("\n" + fake(HEX, 32, 497 + i) for i in range(16))),),
+         ("-----BEGIN OpenVPN Static key V1-----\n<paste ta.key here>\n-----END OpenVPN Static key V1-----",)),
 )
