@@ -90,5 +90,6 @@ E = r"(?![A-Za-z0-9_\[-])"  # right boundary
 NOT_REDACTED = r"(?!\[REDACTED:)"
 VALUE = NOT_REDACTED + r"(?![$%{<])"  # a free-form value: not a marker, a variable or a placeholder
 # a name ending in a secret word, then `=` or `:` (how the `credential` specs and `letter-credential` start)
-SECRET_NAME_IS = (r"(?i)(?:password|passwd|pwd|secret|token|api[_-]?key|access[_-]?key|auth[_-]?key|private[_-]?key"
-                  r"|secret[_-]?key|client[_-]?secret|[_-]key|[_-]pass|credentials?)(?:\\*+[\"'])?+\s*+(?::=|=>|[=:])\s*+")
+SECRET_NAME = (r"(?:password|passwd|pwd|secret|token|api[_-]?key|access[_-]?key|auth[_-]?key|private[_-]?key"
+               r"|secret[_-]?key|client[_-]?secret|[_-]key|[_-]pass|credentials?)(?:\\*+[\"'])?+\s*+(?::=|=>|[=:])\s*+")
+SECRET_NAME_IS = "(?i)" + SECRET_NAME

@@ -10,7 +10,7 @@ from __future__ import annotations
 from sanitizer.secrets.kinds import (
     AN,
     NOT_REDACTED,
-    SECRET_NAME_IS,
+    SECRET_NAME,
     URLSAFE,
     VALUE,
     Kind,
@@ -125,17 +125,23 @@ PASSWORDS: tuple[Kind, ...] = (
                               "`hashedPasswordFromDb`), or 8+ chars with a letter and a symbol `!#$%?@^~` after a "
                               "password's or secret's name (`P@ssword!`)",
          # 3+ lower-to-upper changes, two capitals side by side, no run of 6 small letters: 54% of
-         # random 12-letter strings, 86% of 20-letter ones, one camelCase name of 2,877 in the corpus
-         (SECRET_NAME_IS + _NO_DIGIT_AFTER + r"(?=(?:[A-Z]*+[a-z]++[A-Z]){3})(?=[A-Za-z]{0,200}?[A-Z]{2})"
-          r"(?![A-Za-z]{0,200}?[a-z]{6})[A-Za-z]{12,}+" + _NO_DIGIT_END,
-          r"(?i)(?:password|passwd|pwd|passphrase|[_-]pass|secret)(?:\\*+[\"'])?+\s*+(?::=|=>|[=:])\s*+" + _NO_DIGIT_AFTER
+         # random 12-letter strings, 86% of 20-letter ones, one camelCase name of 2,877 in the corpus.
+         # Quoted, after `=`, or ending its line: not a type (`public_key: SSHCertPublicKeyTypes | None`).
+         # No `:` or `*` before the name: an ARN's `:secret:` is followed by the secret's name.
+         (r"(?i)(?<![:*])" + SECRET_NAME + _NO_DIGIT_AFTER + r"(?=(?:[A-Z]*+[a-z]++[A-Z]){3})"
+          r"(?=[A-Za-z]{0,200}?[A-Z]{2})(?![A-Za-z]{0,200}?[a-z]{6})[A-Za-z]{12,}+"
+          r"(?:(?<=[\"'=][ \t]{0,16}[A-Za-z]{12,300})|(?=[ \t]*+(?:[\r\n]|\\++[nr]|\Z)))" + _NO_DIGIT_END,
+          r"(?i)(?<![:*])(?:password|passwd|pwd|passphrase|[_-]pass|secret)(?:\\*+[\"'])?+\s*+(?::=|=>|[=:])\s*+"
+          + _NO_DIGIT_AFTER
           + r"(?![~/.])(?=[^0-9" + _ENDS + r"]{0,200}+(?![0-9]))(?=[^A-Za-z" + _ENDS + r"]{0,200}+[A-Za-z])"
           r"(?=[^" + _SYMBOLS + _ENDS + r"]{0,200}+[" + _SYMBOLS + r"])[^" + _ENDS + r"]{8,}+" + _NO_DIGIT_END),
          (named("DB_PASSWORD={}", "Kxsk" + "JecaDWFfVTvV"), named('{"client_secret": "{}"}', "mZpQwErTYuXkLbNv"),
           named("password: {}", "P@ss" + "word!"), named("export ADMIN_PASSWORD='{}'", "Kxsk!Jeca#DWF")),
          ("password: hashedPasswordFromDb", "api_key: PydanticSecretStr", "PRIMARY_KEY=userIdAndTenantId",
-          "token: AuthorizationHeaderValue", "pwd: ~/projects/app", "password: **required**", "password: !vault |", '"secret": "!!!!!!!!", "name": "x"',
-          "SECRET=KxskJecaDWFfVTvV.decode", "password = getPasswordFromVault(name)"),
+          "token: AuthorizationHeaderValue", "pwd: ~/projects/app", "password: **required**", "password: !vault |",
+          '"secret": "!!!!!!!!", "name": "x"', "SECRET=KxskJecaDWFfVTvV.decode", "password = getPasswordFromVault(name)",
+          "def load(public_key: SSHCertPublicKeyTypes | None = None):",
+          '"Resource": "arn:aws:secretsmanager:*:*:secret:events!connection/*"'),
          generic=True, anchors=(("passw", 0), ("pwd", 0), ("secret", 7), ("token", 0), ("key", 8), ("pass", 1),
                                 ("credential", 0))),
     Kind("pgpass-password", "the password of a `.pgpass` line: `host:port:database:user:password`",
