@@ -19,6 +19,8 @@ import sys
 import time
 from pathlib import Path
 
+from child import _strings  # noqa: E402 - bench/ is this script's folder: run as `python bench/scan_sizes.py`
+
 ROOT = Path(__file__).resolve().parents[1]
 CORPUS = ROOT.parent / "shared" / "corpus"
 FILES = ("claude_code_jsonl/mclaude__3cfce0ff-0725-47be-a572-f8af8122b71e.jsonl",
@@ -32,17 +34,6 @@ CALL = [{"role": "system", "content": "You are a helpful agent."},
         {"role": "tool", "tool_call_id": "c1",
          "content": "FAILED tests/test_api.py::test_get - AssertionError: 404 != 200\n" * 20},
         {"role": "assistant", "content": "The route is missing; I'll add it."}]
-
-
-def _strings(node: object, out: list[str]) -> None:
-    if isinstance(node, str):
-        out.append(node)
-    elif isinstance(node, dict):
-        for v in node.values():
-            _strings(v, out)
-    elif isinstance(node, list):
-        for v in node:
-            _strings(v, out)
 
 
 def measure() -> list[float]:
