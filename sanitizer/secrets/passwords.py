@@ -34,10 +34,11 @@ _SYMBOLS = "!#$%?@^~"  # a password's symbols (not `.` `/` `+` `=` `-`: paths, c
 _ENDS = r"\s\"'\\,;&<>(){}\[\]"  # what ends a value of `credential`
 
 PASSWORDS: tuple[Kind, ...] = (
-    Kind("cli-password", "`--password x`, `--token=x`, `--api-key x`, `mysql -pXXXX`, `sshpass -p x`, "
-                         "`curl -u user:pass`, `htpasswd -b`, `vault login x`, `snyk auth x`, `-Dsonar.token=x`, "
-                         "`::add-mask::x`",
-         (r"(?:(?<![\w-])|(?<=\\[nrt]))--(?:password|passwd|pass|token|api-key|apikey|secret|client-secret|auth-token|access-token)"
+    Kind("cli-password", "`--password x`, `--token=x`, `--api-key x`, `--token-secret x`, `mysql -pXXXX`, "
+                         "`sshpass -p x`, `curl -u user:pass`, `htpasswd -b`, `vault login x`, `snyk auth x`, "
+                         "`-Dsonar.token=x`, `::add-mask::x`",
+         (r"(?:(?<![\w-])|(?<=\\[nrt]))--(?:password|passwd|pass|token|api-key|apikey|secret|client-secret|auth-token|access-token"
+         r"|token-secret|secret-key|api-secret|app-secret)"
          r"(?:=|[ \t]++)[\"']?+(?<value>" + VALUE + r"(?!-)(?=[a-z]{0,200}+[^a-z\s\"'\\])[^\s\"'\\]{4,}+)",
          r"(?:(?<![\w-])|(?<=\\[nrt]))sshpass[ \t]++-p[ \t]*+[\"']?+(?<value>" + VALUE + r"[^\s\"'\\]{3,}+)",
          r"(?:(?<![\w-])|(?<=\\[nrt]))curl(?:[ \t]++[^\s]++){0,12}?[ \t]++(?:-u|--user)[ \t]*+[\"']?+[^\s:\"'\\]++:"
@@ -76,6 +77,7 @@ PASSWORDS: tuple[Kind, ...] = (
          r"-Dsonar\.(?:token|login|password)=[\"']?+(?<value>" + VALUE + r"[^\s\"'\\]{4,}+)"),
          (named("psql-migrate --password {} --host db", fake(AN, 14, 108)),
           named("mysql -u root -p{} app", fake(AN, 12, 109)),
+          named("modal token set --token-id ak-" + fake(AN, 22, 514) + " --token-secret {}", "as-" + fake(AN, 22, 515)),
           named("docker login -u ci -p {} registry.example.net", fake(AN, 20, 127)),
           named("redis-cli -h cache -a {} ping", fake(AN, 24, 128)),
           named("curl -u admin:{} https://ci.example.net", fake(AN, 16, 110)),
