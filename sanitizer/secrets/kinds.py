@@ -89,7 +89,9 @@ B = r"(?:(?<![A-Za-z0-9_\]-])|(?<=\\[nrt]))"
 E = r"(?![A-Za-z0-9_\[-])"  # right boundary
 NOT_REDACTED = r"(?!\[REDACTED:)"
 VALUE = NOT_REDACTED + r"(?![$%{<])"  # a free-form value: not a marker, a variable or a placeholder
+# what follows a secret's name before its value: a closing quote, then `=`, `:`, `:=` or `=>`
+NAME_IS = r"(?:\\*+[\"'])?+\s*+(?::=|=>|[=:])\s*+"
 # a name ending in a secret word, then `=` or `:` (how the `credential` specs and `letter-credential` start)
 SECRET_NAME = (r"(?:password|passwd|pwd|secret|token|api[_-]?key|access[_-]?key|auth[_-]?key|private[_-]?key"
-               r"|secret[_-]?key|client[_-]?secret|[_-]key|[_-]pass|credentials?)(?:\\*+[\"'])?+\s*+(?::=|=>|[=:])\s*+")
+               r"|secret[_-]?key|client[_-]?secret|[_-]key|[_-]pass|credentials?)" + NAME_IS)
 SECRET_NAME_IS = "(?i)" + SECRET_NAME

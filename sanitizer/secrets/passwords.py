@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from sanitizer.secrets.kinds import (
     AN,
+    NAME_IS,
     NOT_REDACTED,
     SECRET_NAME,
     URLSAFE,
@@ -133,8 +134,7 @@ PASSWORDS: tuple[Kind, ...] = (
          (r"(?i)(?<![:*])" + SECRET_NAME + _NO_DIGIT_AFTER + r"(?=(?:[A-Z]*+[a-z]++[A-Z]){3})"
           r"(?=[A-Za-z]{0,200}?[A-Z]{2})(?![A-Za-z]{0,200}?[a-z]{6})[A-Za-z]{12,}+"
           r"(?:(?<=[\"'=][ \t]{0,16}[A-Za-z]{12,300})|(?=[ \t]*+(?:[\r\n]|\\++[nr]|\Z)))" + _NO_DIGIT_END,
-          r"(?i)(?<![:*])(?:password|passwd|pwd|passphrase|[_-]pass|secret)(?:\\*+[\"'])?+\s*+(?::=|=>|[=:])\s*+"
-          + _NO_DIGIT_AFTER
+          r"(?i)(?<![:*])(?:password|passwd|pwd|passphrase|[_-]pass|secret)" + NAME_IS + _NO_DIGIT_AFTER
           + r"(?![~/.])(?=[^0-9" + _ENDS + r"]{0,200}+(?![0-9]))(?=[^A-Za-z" + _ENDS + r"]{0,200}+[A-Za-z])"
           r"(?=[^" + _SYMBOLS + _ENDS + r"]{0,200}+[" + _SYMBOLS + r"])[^" + _ENDS + r"]{8,}+" + _NO_DIGIT_END),
          (named("DB_PASSWORD={}", "Kxsk" + "JecaDWFfVTvV"), named('{"client_secret": "{}"}', "mZpQwErTYuXkLbNv"),

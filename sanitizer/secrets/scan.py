@@ -164,13 +164,11 @@ def _redact_once(text: str, fast: bool, starts: list[int] | None = None) -> tupl
     gate = _prefilter.gate(text, PATTERNS) if fast and _prefilter.ENABLED else None
     can = _may_match(text) if fast and gate is None and len(text) <= _ALL_LEADS_CHARS else None  # else all may
     hits = _known_hits(gate)
-    order, k = _order(gate, can), 0
+    order, k = _order(gate, can), 0  # not the patterns whose leads or anchor literals the text lacks
     while k < len(order):
         index = order[k]
         k += 1
         sp = PATTERNS[index]
-        if can is not None and index not in can:
-            continue  # none of its leads in the text: no match
         use_low = False
         if fast and sp.anchors:
             if low is None:
@@ -178,8 +176,6 @@ def _redact_once(text: str, fast: bool, starts: list[int] | None = None) -> tupl
                 if len(low) != len(text) or (not text.isascii() and any(t in text for t in near.FOLD_TRAPS)):
                     fast = False
             use_low = fast
-        if gate is not None and not sp.folded and gate.absent(index):
-            continue  # no match, known without compiling the pattern or looking for what it needs
         if sp.needs and not any(n in text for n in sp.needs):
             continue
         found = None
@@ -187,7 +183,7 @@ def _redact_once(text: str, fast: bool, starts: list[int] | None = None) -> tupl
             found = gate.finditer(index, sp.pattern)
         if found is None:
             if gated and sp._compiled is None and can is None and _lacks_leads(sp, text):
-                continue  # likewise, from the leads
+                continue  # none of its leads in the text: no match, known without compiling it
             found = near.anchored(sp, text, low, hits) if use_low else sp.pattern.finditer(text)  # type: ignore[arg-type]
         pieces: list[str] = []
         pos = 0
