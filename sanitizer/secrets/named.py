@@ -229,9 +229,13 @@ NAMED: tuple[Kind, ...] = (
                        "PHP's `=>` and `define()`, a `name`/`value` pair; covers keys with no prefix such as Mistral "
                        "or Cohere); an unquoted `.env` value runs to the end of its line",
          # (after Go's `:=` or PHP's `=>` only a quoted value: unquoted, that is code, `token => token1.id`)
-         (SECRET_NAME_IS + r"(?<!(?::=|=>)\s{0,16})(?:\\*+[\"'])?+"
-          r"(?<value>" + VALUE + r"(?=[^\s\"'\\,;&<>(){}\[\]0-9]{0,200}+[0-9])"
-          r"(?=[^\s\"'\\,;&<>(){}\[\]a-z]{0,200}+[a-z])[^\s\"'\\,;&<>(){}\[\]]{6,}+)(?!\()",
+         # A quoted value runs to its closing quote or a space, `&`, `;` and brackets included (a password
+         # `"Tr0ub4dor&3"` would otherwise keep its `&3`); an unquoted one stops at code and at a query's next
+         # `&name=` or a shell's `&&`, but holds an `&` that starts neither
+         (SECRET_NAME_IS + r"(?<!(?::=|=>)\s{0,16})(?<q>\\*+[\"'])?+"
+          r"(?<value>" + VALUE + r"(?(q)(?=[^\s\"'\\0-9]{0,200}+[0-9])(?=[^\s\"'\\a-z]{0,200}+[a-z])[^\s\"'\\]{6,}+"
+          r"|(?=[^\s\"'\\,;&<>(){}\[\]0-9]{0,200}+[0-9])(?=[^\s\"'\\,;&<>(){}\[\]a-z]{0,200}+[a-z])"
+          r"(?:[^\s\"'\\,;&<>(){}\[\]]|&(?=[^\s&])(?![\w.%\[\]-]*+=)){6,}+))(?!\()",
           # a quoted value may hold any char but a quote (a Django `SECRET_KEY = '…(…'`): the closing quote
           # tells it from code
           SECRET_NAME_IS + r"\\*+[\"']"
