@@ -26,6 +26,8 @@ _B64 = AN + "+/"
 _L = r"(?:(?<![\w$./])|(?<=\\[nrt]))"  # a hash's left boundary (a `\n` escape counts as a line break)
 _PGFIELD = r"[^:\s\\\"'`,{}\[\]]++"  # a `.pgpass` database or user name
 _FLAGS = r"(?:[ \t]++-[A-Za-z]++(?:[ \t]++[0-9]++)?+)"  # htpasswd's flags
+# the user of `user:password` after a flag, or a marker where the user was a token (`curl -u ghp_…:x`)
+_USER = r"(?:\[REDACTED:[^\]\s]{1,60}+\]|[^\s:\"'\\]++)"
 # A value after a secret's name that `credential` leaves (it holds no digit), unquoted after Go's
 # `:=` or PHP's `=>` only where quoted (that is code), ending where a value does (not before a `(`,
 # `[`, `.` or `/`: a call, a name going on, or the first part of a longer value).
@@ -42,7 +44,7 @@ PASSWORDS: tuple[Kind, ...] = (
          r"|token-secret|secret-key|api-secret|app-secret)"
          r"(?:=|[ \t]++)[\"']?+(?<value>" + VALUE + r"(?!-)(?=[a-z]{0,200}+[^a-z\s\"'\\])[^\s\"'\\]{4,}+)",
          r"(?:(?<![\w-])|(?<=\\[nrt]))sshpass[ \t]++-p[ \t]*+[\"']?+(?<value>" + VALUE + r"[^\s\"'\\]{3,}+)",
-         r"(?:(?<![\w-])|(?<=\\[nrt]))curl(?:[ \t]++[^\s]++){0,12}?[ \t]++(?:-u|--user)[ \t]*+[\"']?+[^\s:\"'\\]++:"
+         r"(?:(?<![\w-])|(?<=\\[nrt]))curl(?:[ \t]++[^\s]++){0,12}?[ \t]++(?:-u|--user)[ \t]*+[\"']?+" + _USER + r":"
          r"(?<value>" + VALUE + r"[^\s\"'\\@]{3,}+)",
          r"(?:(?<![\w-])|(?<=\\[nrt]))mysql(?:dump|admin|sh)?+(?:[ \t]++[^\s]++){0,12}?[ \t]++-p[\"']?+"
          r"(?<value>" + VALUE + r"[^\s\"'\\]{3,}+)",
@@ -59,7 +61,7 @@ PASSWORDS: tuple[Kind, ...] = (
          r"pass:(?<=-pass(?:in|out)?+[ \t]{1,8}+[\"']?+pass:)(?<value>" + VALUE + r"[^\s\"'\\]{3,}+)",
          # `jenkins-cli -auth user:…` (not `-auth @file`)
          r"(?:(?<![\w-])|(?<=\\[nrt]))jenkins-cli(?:\.jar)?+(?:[ \t]++[^\s]++){0,12}?[ \t]++-auth[ \t]++[\"']?+"
-         r"[^\s:\"'\\@]++:(?<value>" + VALUE + r"[^\s\"'\\]{3,}+)",
+         r"(?!@)" + _USER + r":(?<value>" + VALUE + r"[^\s\"'\\]{3,}+)",
          # `htpasswd -b[c] FILE USER …` and `htpasswd -nb USER …`: the password is the last word
          # (a flag may take a number: `-C 10`, `-r 5000`)
          *(r"(?:(?<![\w-])|(?<=\\[nrt]))htpasswd(?=" + _FLAGS + r"*?[ \t]++-[A-Za-z]*b)" + n + _FLAGS
@@ -78,7 +80,7 @@ PASSWORDS: tuple[Kind, ...] = (
          r"-Dsonar\.(?:token|login|password)=[\"']?+(?<value>" + VALUE + r"[^\s\"'\\]{4,}+)"),
          (named("psql-migrate --password {} --host db", fake(AN, 14, 108)),
           named("mysql -u root -p{} app", fake(AN, 12, 109)),
-          named("modal token set --token-id ak-" + fake(AN, 22, 514) + " --token-secret {}", "as-" + fake(AN, 22, 515)),
+          named("mc alias set minio http://127.0.0.1:9000 admin --secret-key {}", fake(AN, 22, 515)),
           named("docker login -u ci -p {} registry.example.net", fake(AN, 20, 127)),
           named("redis-cli -h cache -a {} ping", fake(AN, 24, 128)),
           named("curl -u admin:{} https://ci.example.net", fake(AN, 16, 110)),

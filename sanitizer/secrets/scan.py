@@ -194,6 +194,9 @@ def _redact_once(text: str, fast: bool, starts: list[int] | None = None) -> tupl
             s, e = m.span("value") if has_value else (-1, -1)
             if s < 0:  # no `value` group, or not in the branch that matched: the whole match
                 s, e = m.span()
+            opened = text.rfind("[REDACTED:", max(0, s - _MARKER_CHARS), s)
+            if opened >= 0 and text.find("]", opened, s) < 0:
+                continue  # it starts inside an earlier marker (`-u [REDACTED:…]:…`): that marker stays whole
             cut = text.find("[REDACTED:", s, e)
             if cut >= 0:  # a value ends where an earlier marker starts; what follows is scanned again
                 rescan, e = True, cut
@@ -234,6 +237,8 @@ def _known_hits(gate: _prefilter.Gate | None) -> dict[str, Sequence[int]]:
     return dict.fromkeys(gate.quiet, ()) if gate is not None else {}
 
 
+# The longest marker `[REDACTED:<kind>:<hash>]`, with room: how far back a value's start looks for one.
+_MARKER_CHARS = 64
 # Joins texts for one scan: no pattern matches across it (every value class stops at whitespace
 # or NUL, and no lookbehind takes the separator for more than a line break, so a text's edges
 # behave as at the start or end of text).
