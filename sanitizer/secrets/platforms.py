@@ -12,6 +12,7 @@ from sanitizer.secrets.kinds import (
     B32,
     B64,
     HEX,
+    NOT_REDACTED,
     UPPER,
     URLSAFE,
     UUID,
@@ -132,14 +133,14 @@ PLATFORMS: tuple[Kind, ...] = (
     Kind("anyscale-key", "an Anyscale API key: `esecret_` then 20+ letters and digits (with a digit)",
          B + r"esecret_(?=[a-z]{0,59}+[0-9])[a-z0-9]{20,60}+" + E,
          (bare("esec" + "ret_" + fake(HEX, 40, 519)),), ("esecret_placeholder_value",)),
-    Kind("infisical-token", "an Infisical service token: `st.` then an id and two parts of 32 hex digits",
-         B + r"st\.[a-f0-9-]{36}\.[a-f0-9]{32}\.[a-f0-9]{32}" + E,
-         (bare("st" + "." + fake_uuid(520) + "." + fake(HEX, 32, 525) + "." + fake(HEX, 32, 526)),), ("st.<token>",)),
-    Kind("ngrok-token", "an ngrok authtoken: `2` and 26 chars, `_`, 21 chars (mixed case, with digits)",
-         B + r"2(?=[A-Za-z]{0,25}+[0-9])(?=[a-z0-9]{0,25}+[A-Z])(?=[A-Z0-9]{0,25}+[a-z])[A-Za-z0-9]{26}_"
-         r"(?=[A-Za-z]{0,20}+[0-9])[A-Za-z0-9]{21}" + E,
-         (named("ngrok config add-authtoken {}", "2" + fake(AN, 26, 527) + "_" + fake(AN, 21, 528)),),
-         ("2_factor_authentication_is_on_by_default",)),
+    Kind("ngrok-token", "an ngrok authtoken after `authtoken` (`ngrok config add-authtoken …`, `authtoken:` in "
+                        "`ngrok.yml`): 30+ chars with a digit",
+         # (led by the word: the token's own shape starts with a `2`, found all over a text)
+         r"authtoken(?:\\*+[\"'])?+(?:[ \t]*+[:=][ \t]*+|[ \t]++)(?:\\*+[\"'])?+(?<value>" + NOT_REDACTED
+         + r"(?=[A-Za-z_]{0,60}+[0-9])[A-Za-z0-9_]{30,60}+)" + E,
+         (named("ngrok config add-authtoken {}", "2" + fake(AN, 26, 527) + "_" + fake(AN, 21, 528)),
+          named("version: 2\nauthtoken: {}\n", "2" + fake(AN, 26, 543) + "_" + fake(AN, 21, 544))),
+         ("ngrok config add-authtoken $NGROK_AUTHTOKEN", "authtoken: YOUR_NGROK_AUTHTOKEN_GOES_HERE_PLEASE")),
     Kind("tencent-secret-id", "a Tencent Cloud SecretId: `AKID` then 32 letters and digits",
          B + r"AKID(?=[A-Za-z]{0,31}+[0-9])[A-Za-z0-9]{32}" + E,
          (bare("AK" + "ID" + fake(AN, 32, 529)),), ("AKIDxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx",)),
