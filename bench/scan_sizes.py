@@ -1,12 +1,15 @@
-"""The credential scan of one text, by the text's length, and a short library call.
+"""The credential scan of one text, by the text's length, a short library call, and whole sessions.
 
 `python bench/scan_sizes.py [--old ROOT] [--rounds N]` takes the distinct strings of three corpus
 sessions (../shared/corpus), groups them by length (8-32 chars … 4-8 K), and times `redact(text)`
 on up to 300 of each group, fastest of 5, after a first pass over every string (the patterns a run
 needs are compiled, the `[fast]` gate is built).  Then a 5-message chat conversation holding a
-1.3 K-char tool output, sanitized again and again on one `Sanitizer(count_tokens=False)`.  With
-`--old`, the same in a process whose package comes from ROOT, round after round (`SANITIZER_PLAIN=1`
-measures the way without the extra).  Microseconds a text / a call; standard library only.
+1.3 K-char tool output, sanitized again and again on one `Sanitizer(count_tokens=False)`.  Then
+`redact_many` over every string of each session (what a run scans, in its 1 MB batches), and over
+the last one's with a Kubernetes Secret manifest among them (a pattern that runs only on a batch
+holding `kind: Secret`).  With `--old`, the same in a process whose package comes from ROOT, round
+after round (`SANITIZER_PLAIN=1` measures the way without the extra).  Microseconds a text / a
+call, milliseconds a session; standard library only.
 """
 
 from __future__ import annotations
@@ -25,6 +28,7 @@ ROOT = Path(__file__).resolve().parents[1]
 CORPUS = ROOT.parent / "shared" / "corpus"
 FILES = ("claude_code_jsonl/mclaude__3cfce0ff-0725-47be-a572-f8af8122b71e.jsonl",
          "hermes_session/hermes-agent__exprted.jsonl", "codex_rollout/codex-session-viewer__example.jsonl")
+SECRET_MANIFEST = "apiVersion: v1\nkind: Secret\nmetadata:\n  name: db\ntype: Opaque\ndata:\n  username: YWRtaW4=\n"
 SIZES = ((8, 32), (32, 64), (64, 128), (128, 256), (256, 512), (512, 1024), (1024, 2048), (2048, 4096),
          (4096, 8192))
 CALL = [{"role": "system", "content": "You are a helpful agent."},
@@ -41,13 +45,15 @@ def measure() -> list[float]:
     from sanitizer import Sanitizer
     from sanitizer.secrets.scan import redact, redact_many
 
-    texts: list[str] = []
+    sessions: list[list[str]] = []
     for name in FILES:
+        sessions.append([])
         for line in (CORPUS / name).read_text(encoding="utf-8").splitlines():
             try:
-                _strings(json.loads(line), texts)
+                _strings(json.loads(line), sessions[-1])
             except ValueError:
                 continue
+    texts = [t for session in sessions for t in session]
     redact_many(texts)
     out = []
     for lo, hi in SIZES:
@@ -57,6 +63,9 @@ def measure() -> list[float]:
     for _ in range(30):
         san.sanitize(CALL)
     out.append(_best(lambda: [san.sanitize(CALL) for _ in range(300)], 300))
+    for strings in (*sessions, [*sessions[-1], SECRET_MANIFEST]):
+        redact_many(strings)
+        out.append(_best(lambda s=strings: redact_many(s), 1000))  # µs / 1000: ms
     return out
 
 
@@ -77,7 +86,8 @@ def main() -> None:
     if not CORPUS.is_dir():
         raise SystemExit(f"bench: {CORPUS} is not there (the shared corpus sits beside the clone)")
     sides = [("old", opts.old.resolve()), ("new", ROOT)] if opts.old else [("new", ROOT)]
-    heads = [f"{lo}-{hi}" for lo, hi in SIZES] + ["5-message call"]
+    heads = ([f"{lo}-{hi}" for lo, hi in SIZES] + ["5-message call"]
+             + [f"`{name.split('__')[-1][:12]}` ms" for name in FILES] + ["the last + a Secret, ms"])
     print("| side | " + " | ".join(heads) + " |\n|---|" + "---:|" * len(heads))
     for _ in range(opts.rounds):
         for side, code in sides:
