@@ -88,7 +88,9 @@ class Kind:
 B = r"(?:(?<![A-Za-z0-9_\]-])|(?<=\\[nrt]))"
 E = r"(?![A-Za-z0-9_\[-])"  # right boundary
 NOT_REDACTED = r"(?!\[REDACTED:)"
+MARKER = r"\[REDACTED:[a-z0-9-]++(?::[0-9a-f]{4})?\]"  # a marker a scan left: `[REDACTED:<kind>:<fp>]`
 VALUE = NOT_REDACTED + r"(?![$%{<])"  # a free-form value: not a marker, a variable or a placeholder
+VALUE_ENDS = r"\s\"'\\,;&<>(){}\[\]"  # what ends an unquoted value of `credential`, in a class
 # what follows a secret's name before its value: a closing quote, then `=`, `:`, `:=` or `=>`
 NAME_IS = r"(?:\\*+[\"'])?+\s*+(?::=|=>|[=:])\s*+"
 # a name ending in a secret word, then `=` or `:` (how the `credential` specs and `letter-credential` start)

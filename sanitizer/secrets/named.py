@@ -15,6 +15,7 @@ from sanitizer.secrets.kinds import (
     SECRET_NAME_IS,
     URLSAFE,
     VALUE,
+    VALUE_ENDS,
     Example,
     Kind,
     fake,
@@ -236,8 +237,8 @@ NAMED: tuple[Kind, ...] = (
          # `&name=` or a shell's `&&`, but holds an `&` that starts neither
          (SECRET_NAME_IS + r"(?<!(?::=|=>)\s{0,16})(?<q>\\*+[\"'])?+"
           r"(?<value>" + VALUE + r"(?(q)(?=[^\s\"'\\0-9]{0,200}+[0-9])(?=[^\s\"'\\a-z]{0,200}+[a-z])[^\s\"'\\]{6,}+"
-          r"|(?=[^\s\"'\\,;&<>(){}\[\]0-9]{0,200}+[0-9])(?=[^\s\"'\\,;&<>(){}\[\]a-z]{0,200}+[a-z])"
-          r"(?:[^\s\"'\\,;&<>(){}\[\]]|&(?=[^\s&])(?![\w.%\[\]-]*+=)){6,}+))(?!\()",
+          r"|(?=[^" + VALUE_ENDS + r"0-9]{0,200}+[0-9])(?=[^" + VALUE_ENDS + r"a-z]{0,200}+[a-z])"
+          r"(?:[^" + VALUE_ENDS + r"]|&(?=[^\s&])(?![\w.%\[\]-]*+=)){6,}+))(?!\()",
           # a quoted value may hold any char but a quote (a Django `SECRET_KEY = '…(…'`): the closing quote
           # tells it from code
           SECRET_NAME_IS + r"\\*+[\"']"

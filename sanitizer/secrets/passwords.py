@@ -9,11 +9,13 @@ from __future__ import annotations
 
 from sanitizer.secrets.kinds import (
     AN,
+    MARKER,
     NAME_IS,
     NOT_REDACTED,
     SECRET_NAME,
     URLSAFE,
     VALUE,
+    VALUE_ENDS,
     Kind,
     bare,
     fake,
@@ -27,14 +29,13 @@ _L = r"(?:(?<![\w$./])|(?<=\\[nrt]))"  # a hash's left boundary (a `\n` escape c
 _PGFIELD = r"[^:\s\\\"'`,{}\[\]]++"  # a `.pgpass` database or user name
 _FLAGS = r"(?:[ \t]++-[A-Za-z]++(?:[ \t]++[0-9]++)?+)"  # htpasswd's flags
 # the user of `user:password` after a flag, or a marker where the user was a token (`curl -u ghp_…:x`)
-_USER = r"(?:\[REDACTED:[^\]\s]{1,60}+\]|[^\s:\"'\\]++)"
+_USER = r"(?:" + MARKER + r"|[^\s:\"'\\]++)"
 # A value after a secret's name that `credential` leaves (it holds no digit), unquoted after Go's
 # `:=` or PHP's `=>` only where quoted (that is code), ending where a value does (not before a `(`,
 # `[`, `.` or `/`: a call, a name going on, or the first part of a longer value).
 _NO_DIGIT_AFTER = r"(?<!(?::=|=>)\s{0,16})(?:\\*+[\"'])?+(?<value>" + VALUE + r"(?-i:"
 _NO_DIGIT_END = r")(?=[\s\"'\\,;&<>)}\]]|\Z))"
 _SYMBOLS = "!#$%?@^~"  # a password's symbols (not `.` `/` `+` `=` `-`: paths, code, base64; nor `*`: bold, masks)
-_ENDS = r"\s\"'\\,;&<>(){}\[\]"  # what ends a value of `credential`
 
 PASSWORDS: tuple[Kind, ...] = (
     Kind("cli-password", "`--password x`, `--token=x`, `--api-key x`, `--token-secret x`, `mysql -pXXXX`, "
@@ -137,8 +138,8 @@ PASSWORDS: tuple[Kind, ...] = (
           r"(?=[A-Za-z]{0,200}?[A-Z]{2})(?![A-Za-z]{0,200}?[a-z]{6})[A-Za-z]{12,}+"
           r"(?:(?<=[\"'=][ \t]{0,16}[A-Za-z]{12,300})|(?=[ \t]*+(?:[\r\n]|\\++[nr]|\Z)))" + _NO_DIGIT_END,
           r"(?i)(?<![:*])(?:password|passwd|pwd|passphrase|[_-]pass|secret)" + NAME_IS + _NO_DIGIT_AFTER
-          + r"(?![~/.])(?=[^0-9" + _ENDS + r"]{0,200}+(?![0-9]))(?=[^A-Za-z" + _ENDS + r"]{0,200}+[A-Za-z])"
-          r"(?=[^" + _SYMBOLS + _ENDS + r"]{0,200}+[" + _SYMBOLS + r"])[^" + _ENDS + r"]{8,}+" + _NO_DIGIT_END),
+          + r"(?![~/.])(?=[^0-9" + VALUE_ENDS + r"]{0,200}+(?![0-9]))(?=[^A-Za-z" + VALUE_ENDS + r"]{0,200}+[A-Za-z])"
+          r"(?=[^" + _SYMBOLS + VALUE_ENDS + r"]{0,200}+[" + _SYMBOLS + r"])[^" + VALUE_ENDS + r"]{8,}+" + _NO_DIGIT_END),
          (named("DB_PASSWORD={}", "Kxsk" + "JecaDWFfVTvV"), named('{"client_secret": "{}"}', "mZpQwErTYuXkLbNv"),
           named("password: {}", "P@ss" + "word!"), named("export ADMIN_PASSWORD='{}'", "Kxsk!Jeca#DWF")),
          ("password: hashedPasswordFromDb", "api_key: PydanticSecretStr", "PRIMARY_KEY=userIdAndTenantId",

@@ -25,7 +25,7 @@ from collections.abc import Collection, Iterable, Iterator, Sequence
 
 from sanitizer.secrets import near
 from sanitizer.secrets import prefilter as _prefilter
-from sanitizer.secrets.kinds import Example, Kind
+from sanitizer.secrets.kinds import MARKER, Example, Kind
 from sanitizer.secrets.named import KEY_BLOCKS, NAMED
 from sanitizer.secrets.pattern import SecretPattern, read_leads
 from sanitizer.secrets.providers import PROVIDERS
@@ -37,7 +37,7 @@ __all__ = ["KINDS", "PATTERNS", "REDACTED_RE", "Example", "Kind", "SecretPattern
 KINDS: tuple[Kind, ...] = (*KEY_BLOCKS, *PROVIDERS, *NAMED)
 """Every supported kind, in the order its pattern runs (key blocks, provider tokens, named values)."""
 
-REDACTED_RE = lazy_pattern(r"\[REDACTED:[a-z0-9-]++(?::[0-9a-f]{4})?\]")
+REDACTED_RE = lazy_pattern(MARKER)
 
 
 def fingerprint(value: str) -> str:
@@ -237,8 +237,8 @@ def _known_hits(gate: _prefilter.Gate | None) -> dict[str, Sequence[int]]:
     return dict.fromkeys(gate.quiet, ()) if gate is not None else {}
 
 
-# The longest marker `[REDACTED:<kind>:<hash>]`, with room: how far back a value's start looks for one.
-_MARKER_CHARS = 64
+# The longest marker: how far back a value's start looks for the `[` of one it would start inside.
+_MARKER_CHARS = len(redaction(max((k.name for k in KINDS), key=len), ""))
 # Joins texts for one scan: no pattern matches across it (every value class stops at whitespace
 # or NUL, and no lookbehind takes the separator for more than a line break, so a text's edges
 # behave as at the start or end of text).
